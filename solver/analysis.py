@@ -1,0 +1,312 @@
+"""What a solved position means: values, best moves, lines and orthodox summaries.
+
+Everything here works from an *oracle*: an object with ``lookup(position) ->
+(value for the side to move, depth)`` that knows exact values (the reference
+solver, or a compiled engine from :mod:`solver.engine`). The analysis itself is
+engine-agnostic and implements SPEC sections 4 and 5:
+
+- :meth:`Analyzer.evaluate`: the value (from X's side), depth and outcome;
+- :meth:`Analyzer.moves`: every legal move with the value it keeps, best first,
+  with the optimal and preferred ones marked;
+- :meth:`Analyzer.principal_variation`: the line of preferred moves;
+- :meth:`Analyzer.stops`, :func:`outcome_class` and :meth:`Analyzer.orthodox`
+  for a board without a side to move.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .notation import ELIDED, Game, Number, Split, simplest_between
+from .rules import O, PASS, X, Move, Position, move_order_key, other
+
+DEFAULT_ORTH_DEPTH = 8
+OPTION_LIMIT = 100_000  # boards explored while following forced passes inside one option
+
+
+class Oracle(Protocol):
+    """Exact values of positions: what the analysis needs from a solver."""
+
+    name: str
+
+    def lookup(self, position: Position) -> tuple[int, float]:
+        """(value for the side to move, depth or math.inf for a draw by infinite play)."""
+
+    def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
+        """Solve these roots now (and, if asked, every board they reach with either side to move)."""
+
+    @property
+    def states(self) -> int:
+        """Positions solved so far."""
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The exact value of a position, from X's side, and its depth (None: infinite play)."""
+
+    value: int
+    depth: int | None
+
+    @property
+    def infinite(self) -> bool:
+        return self.depth is None
+
+    @property
+    def outcome(self) -> str:
+        """'x-wins', 'o-wins', 'draw' (the game ends level) or 'infinite-play'."""
+        if self.value > 0:
+            return "x-wins"
+        if self.value < 0:
+            return "o-wins"
+        return "infinite-play" if self.infinite else "draw"
+
+    def describe(self) -> str:
+        if self.value > 0:
+            return f"X wins by {self.value}"
+        if self.value < 0:
+            return f"O wins by {-self.value}"
+        return "draw by infinite play" if self.infinite else "draw"
+
+
+def _mover_gets_more_than_draw(turn: str, value: int) -> bool:
+    return value > 0 if turn == X else value < 0
+
+
+def _depth_key(depth: int | None) -> float:
+    return math.inf if depth is None else depth
+
+
+@dataclass
+class MoveInfo:
+    """A legal move with the exact value and depth of the game after it."""
+
+    move: Move
+    name: str
+    value: int             # from X's side, with best play after the move
+    depth: int | None      # plies to the end including this move; None for infinite play
+    position: Position     # the position after the move
+    optimal: bool = False  # keeps the value of the position
+    preferred: bool = False  # the move the solver plays (SPEC section 4)
+    dominated: bool = False  # its option is dominated by another one (SPEC section 5)
+
+    def describe(self) -> str:
+        return Evaluation(self.value, None if self.depth is None else self.depth - 1).describe()
+
+
+@dataclass
+class Line:
+    """A principal variation: moves from ``start``; ``repeated`` if it stopped at a repetition."""
+
+    start: Position
+    moves: list[Move]
+    end: Position
+    repeated: bool = False
+
+    def names(self) -> list[str]:
+        out, p = [], self.start
+        for m in self.moves:
+            out.append(p.move_name(m))
+            p = p._apply(m)
+        return out
+
+
+# -- boards without a side to move ----------------------------------------------------------------
+
+OUTCOME_CLASSES = {
+    "x": "X wins whoever starts",
+    "o": "O wins whoever starts",
+    "first": "the first player wins",
+    "second": "the second player wins",
+    "draw": "draw",
+}
+
+
+def outcome_class(a: int, b: int) -> str:
+    """Key of :data:`OUTCOME_CLASSES` from the stops a (X first) and b (O first)."""
+    if a > 0 and b > 0:
+        return "x"
+    if a < 0 and b < 0:
+        return "o"
+    if a > 0 > b:
+        return "first"
+    if a < 0 < b:
+        return "second"
+    return "draw"
+
+
+@dataclass
+class Option:
+    """A board one side can reach by moving (and moving again while the other side must pass)."""
+
+    moves: list[Move]
+    position: Position  # the board with the other side to move
+    first_key: tuple = ()
+
+    def names(self, start: Position) -> list[str]:
+        out, p = [], start
+        for m in self.moves:
+            out.append(p.move_name(m))
+            p = p._apply(m)
+        return out
+
+
+def _board_key(p: Position) -> tuple:
+    return (p.x, p.o, p.counter)
+
+
+# -- the analyzer ---------------------------------------------------------------------------------
+
+class Analyzer:
+    """SPEC sections 4 and 5 on top of an oracle of exact values."""
+
+    def __init__(self, oracle: Oracle, orth_depth: int = DEFAULT_ORTH_DEPTH):
+        self.oracle = oracle
+        self.orth_depth = orth_depth
+
+    # -- single positions -----------------------------------------------------------------------
+
+    def evaluate(self, p: Position) -> Evaluation:
+        result = p.result()
+        if result is not None:
+            return Evaluation(result, 0)
+        u, d = self.oracle.lookup(p)
+        return Evaluation(u if p.turn == X else -u, None if d == math.inf else int(d))
+
+    def moves(self, p: Position, order: str = "best") -> list[MoveInfo]:
+        """Every legal move with its value, best first (or in notation order with order='notation')."""
+        infos = []
+        for m in p.legal_moves():
+            c = p._apply(m)
+            e = self.evaluate(c)
+            infos.append(MoveInfo(m, p.move_name(m), e.value, None if e.depth is None else e.depth + 1, c))
+        if not infos:
+            return infos
+        sign = 1 if p.turn == X else -1
+        best = max(sign * i.value for i in infos) * sign
+        for i in infos:
+            i.optimal = i.value == best
+        self._preferred(p, infos).preferred = True
+        if order == "best":
+            infos.sort(key=lambda i: (-sign * i.value, self._pref_depth(p, best, i.depth),
+                                      move_order_key(p.board, i.move)))
+        return infos
+
+    @staticmethod
+    def _pref_depth(p: Position, value: int, depth: int | None) -> float:
+        d = _depth_key(depth)
+        return d if _mover_gets_more_than_draw(p.turn, value) else -d
+
+    def _preferred(self, p: Position, infos: list[MoveInfo]) -> MoveInfo:
+        optimal = [i for i in infos if i.optimal]
+        return min(optimal, key=lambda i: (self._pref_depth(p, i.value, i.depth), move_order_key(p.board, i.move)))
+
+    def best_move(self, p: Position) -> Move | None:
+        infos = self.moves(p, order="notation")
+        return next((i.move for i in infos if i.preferred), None)
+
+    def principal_variation(self, p: Position, max_plies: int | None = None) -> Line:
+        """The preferred moves from p to the end of the game, or to the first repeated position."""
+        seen = {p}
+        moves: list[Move] = []
+        cur = p
+        while not cur.is_over():
+            if max_plies is not None and len(moves) >= max_plies:
+                break
+            m = self.best_move(cur)
+            cur = cur._apply(m)
+            moves.append(m)
+            if cur in seen:
+                return Line(p, moves, cur, repeated=True)
+            seen.add(cur)
+        return Line(p, moves, cur)
+
+    # -- boards without a side to move ----------------------------------------------------------
+
+    def stops(self, board: Position) -> tuple[int, int]:
+        """(value with X to move, value with O to move) of the board."""
+        return (self.evaluate(board.replace(turn=X)).value, self.evaluate(board.replace(turn=O)).value)
+
+    def options(self, board: Position, side: str, keep: int | None = None) -> list[Option]:
+        """The boards ``side`` can reach: one move, then more while the other side must pass.
+
+        Options reaching the same board are merged (the first in notation order is kept).
+        With ``keep``, only options whose value (the other side to move) is ``keep`` are
+        wanted, so the search does not follow passes through positions worth anything else:
+        the values along such a sequence can only move away from ``keep``.
+        """
+        start = board.replace(turn=side)
+        found: dict[tuple, Option] = {}
+        seen = set()
+        stack = [(start._apply(m), [m]) for m in reversed(start.legal_moves())]
+        while stack:
+            q, seq = stack.pop()  # q has the other side to move
+            if keep is not None and self.evaluate(q).value != keep:
+                continue
+            if not q.is_over() and q.legal_moves() == [PASS]:
+                r = q._apply(PASS)  # back to ``side``
+                if not r.is_over():
+                    if r in seen:
+                        continue
+                    seen.add(r)
+                    if len(seen) > OPTION_LIMIT:
+                        raise RuntimeError(f"more than {OPTION_LIMIT:,} boards inside one option")
+                    stack.extend((r._apply(m), seq + [PASS, m]) for m in reversed(r.legal_moves()))
+                    continue
+                q = r
+            key = _board_key(q)
+            if key not in found:
+                found[key] = Option(seq, q, tuple(move_order_key(board.board, m) for m in seq))
+        return list(found.values())
+
+    def option_stops(self, option: Option) -> tuple[int, int]:
+        return self.stops(option.position)
+
+    def best_option(self, board: Position, side: str, keep: int) -> Option | None:
+        """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop
+        for ``side`` when it moves again, then the preferred move of SPEC section 4."""
+        opts = self.options(board, side, keep) or self.options(board, side)
+        if not opts:
+            return None
+        sign = 1 if side == X else -1
+        rated = []
+        for opt in opts:
+            ev_next = self.evaluate(opt.position)  # the other side to move
+            again = self.evaluate(opt.position.replace(turn=side)).value if not opt.position.is_over() else ev_next.value
+            depth = None if ev_next.depth is None else ev_next.depth + len(opt.moves)
+            rated.append((opt, ev_next.value, again, depth))
+        keeping = [r for r in rated if r[1] == keep] or rated
+        winning = sign * keep > 0
+
+        def rank(r):
+            opt, value, again, depth = r
+            d = _depth_key(depth)
+            return (-sign * value, -sign * again, d if winning else -d, opt.first_key)
+
+        return min(keeping, key=rank)[0]
+
+    def orthodox(self, board: Position, depth: int | None = None) -> Game:
+        """The orthodox summary Orth(B) of SPEC section 5."""
+        limit = self.orth_depth if depth is None else depth
+        return self._orth(board, [], limit)
+
+    def _orth(self, board: Position, path: list[tuple], left: int) -> Game:
+        result = board.replace(turn=X).result()
+        if result is not None:
+            return Number(result)
+        a, b = self.stops(board)
+        if a == b:
+            return Number(a)
+        if a < b:
+            return Number(simplest_between(a, b))
+        key = _board_key(board)
+        if key in path or left <= 0:
+            return ELIDED
+        bx = self.best_option(board, X, a)
+        bo = self.best_option(board, O, b)
+        path = path + [key]
+        return Split(self._orth(bx.position, path, left - 1) if bx else ELIDED,
+                     self._orth(bo.position, path, left - 1) if bo else ELIDED)

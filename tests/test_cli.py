@@ -1,0 +1,95 @@
+"""The ataxx-solve command: what it prints, its JSON, its limits and its exit statuses."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from solver.cli import main
+
+
+def run(argv, stdin_text=None, monkeypatch=None):
+    if stdin_text is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin_text.encode())))
+    return main(argv)
+
+
+def test_piped_board_prints_both_sides_and_summary(monkeypatch, capsys):
+    status = run(["--engine", "reference"], "x...o\n", monkeypatch)
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "X to move: O wins by 3 (value -3), depth 6" in out
+    assert "O to move: X wins by 3 (value +3), depth 6" in out
+    assert "best move: b1" in out and "line: b1 e1c1 0000 d1 0000 e1 (ends -3)" in out
+    assert "outcome class: the second player wins (X first: -3, O first: +3)" in out
+    assert "orthodox summary: 0" in out
+    assert "solved" in out and "positions in" in out
+
+
+def test_json_keys(monkeypatch, capsys):
+    status = run(["--json", "--engine", "reference"], "name: hot\nx.#o\n.##.\n", monkeypatch)
+    assert status == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["name"] == "hot" and obj["rules"] == "classic" and obj["rows"] == 2 and obj["cols"] == 4
+    assert obj["stops"] == {"x": 1, "o": -5} and obj["orthodox"] == "5|1||-5"
+    assert obj["orthodox_tree"] == [["5", "1"], "-5"]
+    assert obj["outcome_class"] == "first"
+    x = obj["sides"]["x"]
+    assert (x["value"], x["outcome"], x["depth"], x["best_move"]) == (1, "x-wins", 3, "b2")
+    assert x["pv"] == ["b2", "d1", "a1"] and x["pv_repeats"] is False
+    assert set(obj) >= {"fen", "grid", "source", "line", "engine", "states", "seconds", "counter"}
+
+
+def test_side_to_move_choices(monkeypatch, capsys):
+    assert run(["--to-move", "o", "--json", "--engine", "reference"], "x...o\n", monkeypatch) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert list(obj["sides"]) == ["o"] and "orthodox" not in obj
+    assert run(["--json", "--engine", "reference"], "x3o o 0 1\n", monkeypatch) == 0
+    assert list(json.loads(capsys.readouterr().out)["sides"]) == ["o"]
+
+
+def test_infinite_play_is_reported_as_such(monkeypatch, capsys):
+    assert run(["--engine", "reference"], "x-1--x1 o 0 1\n", monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "O to move: draw by infinite play (value 0), depth infinite" in out
+    assert "(repeats: play goes on forever)" in out
+
+
+def test_max_states_stops_cleanly(monkeypatch, capsys):
+    status = run(["--max-states", "50", "--engine", "reference"], "x...\n....\n...o\n\nx.o\n", monkeypatch)
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert err.strip() == "<stdin>:1: stopped: more than 50 positions are reachable (raise --max-states to go further)"
+    assert "x.o" in out  # the next position is still solved
+
+
+def test_expect_failure_sets_status_1(monkeypatch, capsys):
+    status = run(["--engine", "reference"], "expect: x=2\nx...o\n", monkeypatch)
+    assert status == 1
+    assert "EXPECT FAILED: expect x=2, solved -3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--rules", "chess"], "invalid choice: 'chess'"),
+    (["--max-states", "lots"], "'lots' is not a whole number"),
+    (["--to-move", "z"], "invalid choice: 'z'"),
+])
+def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_module_entry_point_runs_in_a_real_process():
+    proc = subprocess.run([sys.executable, "-m", "solver", "positions/chen2002.txt", "--json", "--engine", "reference"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    objs = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [o["orthodox"] for o in objs] == ["0", "9|-9", "5|1||-5", "10|-10", "8|-8"]
+    assert all(o["expect"]["ok"] for o in objs)
+    bad = subprocess.run([sys.executable, "-m", "solver", "no-such-file.txt"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr == "no-such-file.txt: no such file\n"
