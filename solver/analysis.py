@@ -176,12 +176,29 @@ class Analyzer:
         u, d = self.oracle.lookup(p)
         return Evaluation(u if p.turn == X else -u, None if d == math.inf else int(d))
 
+    def evaluate_many(self, positions: list[Position]) -> list[Evaluation]:
+        """:meth:`evaluate` for several positions (one call into the oracle when it can)."""
+        many = getattr(self.oracle, "lookup_many", None)
+        if many is None:
+            return [self.evaluate(q) for q in positions]
+        open_ = [q for q in positions if q.result() is None]
+        found = dict(zip(map(id, open_), many(open_))) if open_ else {}
+        out = []
+        for q in positions:
+            r = q.result()
+            if r is not None:
+                out.append(Evaluation(r, 0))
+            else:
+                u, d = found[id(q)]
+                out.append(Evaluation(u if q.turn == X else -u, None if d == math.inf else int(d)))
+        return out
+
     def moves(self, p: Position, order: str = "best") -> list[MoveInfo]:
         """Every legal move with its value, best first (or in notation order with order='notation')."""
         infos = []
-        for m in p.legal_moves():
-            c = p._apply(m)
-            e = self.evaluate(c)
+        moves = p.legal_moves()
+        children = [p._apply(m) for m in moves]
+        for m, c, e in zip(moves, children, self.evaluate_many(children)):
             infos.append(MoveInfo(m, p.move_name(m), e.value, None if e.depth is None else e.depth + 1, c))
         if not infos:
             return infos
@@ -233,33 +250,36 @@ class Analyzer:
     def options(self, board: Position, side: str, keep: int | None = None) -> list[Option]:
         """The boards ``side`` can reach: one move, then more while the other side must pass.
 
-        Options reaching the same board are merged (the first in notation order is kept).
+        Options reaching the same board are merged (the shortest sequence, then the first in
+        notation order, stands for them).
         With ``keep``, only options whose value (the other side to move) is ``keep`` are
         wanted, so the search does not follow passes through positions worth anything else:
         the values along such a sequence can only move away from ``keep``.
         """
         start = board.replace(turn=side)
         found: dict[tuple, Option] = {}
-        seen = set()
-        stack = [(start._apply(m), [m]) for m in reversed(start.legal_moves())]
-        while stack:
-            q, seq = stack.pop()  # q has the other side to move
-            if keep is not None and self.evaluate(q).value != keep:
-                continue
-            if not q.is_over() and q.legal_moves() == [PASS]:
-                r = q._apply(PASS)  # back to ``side``
-                if not r.is_over():
-                    if r in seen:
+        seen: set = set()
+        frontier = [(start, [])]  # positions with ``side`` to move, and the moves that led there
+        while frontier:
+            children = [(r._apply(m), seq + [m]) for r, seq in frontier for m in r.legal_moves()]
+            if keep is not None:
+                values = self.evaluate_many([q for q, _ in children])
+                children = [c for c, e in zip(children, values) if e.value == keep]
+            frontier = []
+            for q, seq in children:  # q has the other side to move
+                if not q.is_over() and q.legal_moves() == [PASS]:
+                    r = q._apply(PASS)  # back to ``side``
+                    if not r.is_over():
+                        if r not in seen:
+                            seen.add(r)
+                            if len(seen) > OPTION_LIMIT:
+                                raise RuntimeError(f"more than {OPTION_LIMIT:,} boards inside one option")
+                            frontier.append((r, seq + [PASS]))
                         continue
-                    seen.add(r)
-                    if len(seen) > OPTION_LIMIT:
-                        raise RuntimeError(f"more than {OPTION_LIMIT:,} boards inside one option")
-                    stack.extend((r._apply(m), seq + [PASS, m]) for m in reversed(r.legal_moves()))
-                    continue
-                q = r
-            key = _board_key(q)
-            if key not in found:
-                found[key] = Option(seq, q, tuple(move_order_key(board.board, m) for m in seq))
+                    q = r
+                key = _board_key(q)
+                if key not in found:
+                    found[key] = Option(seq, q, tuple(move_order_key(board.board, m) for m in seq))
         return list(found.values())
 
     def option_stops(self, option: Option) -> tuple[int, int]:

@@ -11,12 +11,13 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from . import __version__
 from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
 from .engine import ENGINES, choose_oracle
 from .formats import FORMATS, PositionFormatError, read_file, read_text
-from .reference import StateLimitError
+from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
 from .report import report_json, report_text, solve_entry
 from .rules import RULE_SETS, X, O, parse_rules
 
@@ -30,6 +31,23 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
     return value
 
 
@@ -56,11 +74,25 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--engine", default="auto", choices=ENGINES, help="solver to use (default: auto)")
     p.add_argument("--max-states", type=_positive_int, metavar="N",
-                   help="stop a position cleanly when more than N positions would be solved")
+                   help="stop a position cleanly when more than N positions would be solved (or nodes searched)")
+    p.add_argument("--max-memory", type=_size, metavar="SIZE",
+                   help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
     p.add_argument("--orth-depth", type=_nonnegative_int, default=DEFAULT_ORTH_DEPTH, metavar="N",
                    help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH})")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
     return p
+
+
+def limit_hint(exc: LimitError) -> str:
+    """What to raise to go further."""
+    if isinstance(exc, StateLimitError):
+        return " (raise --max-states to go further)"
+    if isinstance(exc, MemoryLimitError):
+        return " (raise --max-memory, or try --engine search)"
+    if isinstance(exc, TimeLimitError):
+        return " (raise --timeout to go further)"
+    return ""
 
 
 def _emit_error(err: PositionFormatError, as_json: bool) -> None:
@@ -83,12 +115,14 @@ def solve_command(argv: list[str]) -> int:
             status = max(status, EXIT_INPUT)
             continue
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (args.to_move,))
-        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states)
+        deadline = time.monotonic() + args.timeout if args.timeout else None
+        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states, max_memory=args.max_memory,
+                               deadline=deadline)
         analyzer = Analyzer(oracle, orth_depth=args.orth_depth)
         try:
             report = solve_entry(item, analyzer, sides)
-        except StateLimitError as exc:
-            msg = f"{item.source}:{item.line}: stopped: {exc} (raise --max-states to go further)"
+        except LimitError as exc:
+            msg = f"{item.source}:{item.line}: stopped: {exc}{limit_hint(exc)}"
             print(msg, file=sys.stderr)
             if args.json:
                 print(json.dumps({"source": item.source, "line": item.line, "name": item.name, "error": str(exc)}))

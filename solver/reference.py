@@ -32,17 +32,10 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from .limits import StateLimitError
 from .rules import X, Position, other
 
 INF = math.inf
-
-
-class StateLimitError(RuntimeError):
-    """The work would exceed the number of positions the caller allowed."""
-
-    def __init__(self, message: str, states: int):
-        super().__init__(message)
-        self.states = states
 
 
 class ReferenceSolution:

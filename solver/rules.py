@@ -170,6 +170,9 @@ def parse_move_text(board: Board, text: str) -> tuple[Move, int | None]:
 
 # -- positions ------------------------------------------------------------------------------------
 
+_UNKNOWN = object()
+
+
 class Position:
     """A position: board geometry, pieces, side to move, counter and rules.
 
@@ -177,7 +180,8 @@ class Position:
     :meth:`play` returns a new one.
     """
 
-    __slots__ = ("board", "x", "o", "turn", "counter", "rules", "fullmove")
+    __slots__ = ("board", "x", "o", "turn", "counter", "rules", "fullmove", "_result")
+    _FIELDS = ("board", "x", "o", "turn", "counter", "rules", "fullmove")
 
     def __init__(self, board: Board, x: int, o: int, turn: str = X, counter: int = 0,
                  rules: Rules = CLASSIC, fullmove: int = 1):
@@ -196,6 +200,7 @@ class Position:
         self.counter = counter
         self.rules = rules
         self.fullmove = fullmove
+        self._result = _UNKNOWN  # computed on first use: positions are immutable
 
     @classmethod
     def start(cls, rows: int, cols: int, rules: Rules = CLASSIC) -> "Position":
@@ -205,7 +210,7 @@ class Position:
         return cls(board, x, o, X, 0, rules)
 
     def replace(self, **changes) -> "Position":
-        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields = {name: getattr(self, name) for name in self._FIELDS}
         fields.update(changes)
         return Position(**fields)
 
@@ -283,17 +288,18 @@ class Position:
         return not self.can_move(X) and not self.can_move(O)
 
     def is_over(self) -> bool:
-        if self._over_by_position():
-            return True
-        return self.rules.counter is not None and self.counter >= self.rules.limit
+        return self.result() is not None
 
     def result(self) -> int | None:
         """The final score (X minus O, or 0 for a uai draw by the clock), or None if not over."""
-        if self._over_by_position():
-            return self.material()
-        if self.rules.counter is not None and self.counter >= self.rules.limit:
-            return 0 if self.rules.limit_is_draw else self.material()
-        return None
+        if self._result is _UNKNOWN:
+            if self._over_by_position():
+                self._result = self.material()
+            elif self.rules.counter is not None and self.counter >= self.rules.limit:
+                self._result = 0 if self.rules.limit_is_draw else self.material()
+            else:
+                self._result = None
+        return self._result
 
     def legal_moves(self) -> list[Move]:
         """The legal moves in notation order: [PASS] when the mover is stuck, [] when the game is over."""

@@ -8,7 +8,8 @@ from helpers import TooMuchWork, naive_value, random_positions
 from solver.analysis import Analyzer, outcome_class
 from solver.formats import read_file
 from solver.notation import game_name
-from solver.reference import ReferenceOracle, ReferenceSolution, StateLimitError
+from solver.limits import StateLimitError
+from solver.reference import ReferenceOracle, ReferenceSolution
 from solver.report import solve_entry
 from solver.rules import PASS, X, Move
 

@@ -1,19 +1,80 @@
-"""Choosing the solver behind the analysis (the oracle of exact values).
+"""The solvers behind the analysis (oracles of exact values) and the choice between them.
 
-Engines: ``reference`` (pure Python, :mod:`solver.reference`). ``auto`` picks
-the best engine for the position.
+- ``retro`` (:mod:`.retro`): enumerate every reachable position and solve them
+  all by retrograde analysis. Small boards; gives the whole table.
+- ``search`` (:mod:`.search`): alpha-beta search with a transposition table.
+  Positions whose reachable graph is far too large to enumerate (7 x 7 endgames).
+- ``reference`` (:mod:`solver.reference`): the plain-Python oracle the others are
+  tested against.
+
+``auto`` estimates the reachable graph (:func:`estimate_states`): a tiny one goes
+to the reference solver (it answers in milliseconds, while loading the compiled
+engine costs about a second), one whose tables fit the memory budget to retro,
+anything larger to search. Every numba kernel lives in this package; nothing
+outside it imports numba.
 """
 
 from __future__ import annotations
 
+from math import comb
+
+from ..limits import default_memory_budget
 from ..reference import ReferenceOracle
-from ..rules import Position
+from ..rules import COUNTER_PLIES, Position
 
-ENGINES = ("auto", "reference")
+ENGINES = ("auto", "retro", "search", "reference")
+
+# Bytes the retro engine needs per position of the estimate (the estimate is an upper
+# bound; from the standard starts about a quarter of it is reachable, with ~15 moves each).
+RETRO_BYTES_PER_ESTIMATED_STATE = 60
+# Below this estimate the pure-Python reference is faster than loading the compiled engine.
+TINY_ESTIMATE = 3000
 
 
-def choose_oracle(position: Position, engine: str = "auto", max_states: int | None = None):
-    """An oracle able to solve ``position`` (and positions on the same board and rules)."""
+def estimate_states(position: Position) -> int:
+    """An upper bound on the positions reachable from ``position``: every way to fill the
+    empty squares that are left or emptied later, up to symmetry, times the counter's range.
+
+    Jumps move empty squares anywhere, so a position with e empty squares can reach any
+    board with at most e empty squares, coloured any way."""
+    board = position.board
+    s = board.playable.bit_count()
+    e = position.empty.bit_count()
+    total = sum(comb(s, k) * 2 ** (s - k) for k in range(e + 1))
+    rules = position.rules
+    if rules.counter is not None:
+        total *= max(1, rules.limit - position.counter + 1) if rules.counter == COUNTER_PLIES else rules.limit + 1
+    return max(1, total // len(board.symmetries))
+
+
+def choose_engine(position: Position, max_memory: int | None = None) -> str:
+    """The engine ``auto`` uses for a position: reference, retro or search."""
+    budget = max_memory if max_memory is not None else default_memory_budget()
+    estimate = estimate_states(position)
+    if estimate <= TINY_ESTIMATE:
+        return "reference"
+    return "retro" if estimate * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
+
+
+def choose_oracle(position: Position, engine: str = "auto", max_states: int | None = None,
+                  max_memory: int | None = None, deadline: float | None = None):
+    """An oracle for ``position`` and positions on the same board under the same rules.
+
+    ``max_states``: stop when more positions would be solved (retro, reference) or more
+    nodes searched (search); ``max_memory`` in bytes; ``deadline`` a time.monotonic() value.
+    """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
-    return ReferenceOracle(max_states)
+    if engine == "auto":
+        engine = choose_engine(position, max_memory)
+    if engine == "reference":
+        return ReferenceOracle(max_states)
+    if engine == "retro":
+        from .retro import RetroOracle
+
+        return RetroOracle(position.board, position.rules, max_states=max_states, max_memory=max_memory,
+                           deadline=deadline)
+    from .search import SearchOracle
+
+    return SearchOracle(position.board, position.rules, max_memory=max_memory, deadline=deadline,
+                        node_limit=max_states or 0)

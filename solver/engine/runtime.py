@@ -1,0 +1,170 @@
+"""Running compiled kernels: abortable, with progress, and saying when they compile.
+
+Kernels release the GIL and run in a worker thread with a large stack (the
+search recurses); the main thread waits, shows progress with tqdm on a
+terminal, and on Ctrl-C or a deadline sets ``abort[0]``, which the kernels
+poll, so that the work stops cleanly.
+
+The first use compiles the kernels (numba, ``cache=True``) and says so on
+stderr. Numba keeps its cache next to the modules, or in the user's cache
+directory when the package is installed read-only; a marker file records that
+this version of the kernels has been compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..limits import TimeLimitError
+
+STACK_BYTES = 512 << 20
+_HERE = Path(__file__).resolve().parent
+_compiled_notice_done = False
+
+
+def _kernel_fingerprint() -> str:
+    import numba
+
+    h = hashlib.sha256(numba.__version__.encode() + sys.version.encode())
+    for path in sorted(_HERE.glob("*.py")):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _marker_dirs() -> list[Path]:
+    dirs = [_HERE / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        dirs.insert(0, Path(os.environ["NUMBA_CACHE_DIR"]))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    dirs.append(Path(base) / "ataxx-solver")
+    return dirs
+
+
+def announce_compilation() -> None:
+    """Print the compile notice once per process when the kernels are not cached yet."""
+    global _compiled_notice_done
+    if _compiled_notice_done:
+        return
+    _compiled_notice_done = True
+    name = f"compiled-{_kernel_fingerprint()}"
+    if any((d / name).exists() for d in _marker_dirs()):
+        return
+    print("ataxx-solve: compiling the solver, once (about a minute; later runs load it from the cache)",
+          file=sys.stderr, flush=True)
+    _announce_pending.append(name)
+
+
+_announce_pending: list[str] = []
+
+
+def record_compilation() -> None:
+    """After kernels ran, remember that they are compiled (first writable marker directory)."""
+    while _announce_pending:
+        name = _announce_pending.pop()
+        for d in _marker_dirs():
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+                (d / name).write_text("compiled\n")
+                break
+            except OSError:
+                continue
+
+
+def show_progress() -> bool:
+    """Progress bars only on a terminal (and never when ATAXX_NO_PROGRESS is set)."""
+    return sys.stderr.isatty() and not os.environ.get("ATAXX_NO_PROGRESS")
+
+
+class Run:
+    """One kernel call in a worker thread: ``abort`` and ``progress`` are shared int64 arrays."""
+
+    def __init__(self, progress_size: int = 4):
+        self.abort = np.zeros(1, np.int64)
+        self.progress = np.zeros(progress_size, np.int64)
+        self.timed_out = False
+
+    def call(self, fn, *args, deadline: float | None = None, on_tick=None):
+        """Run ``fn(*args)`` and return its result. Past ``deadline`` (a time.monotonic() value)
+        the kernel is asked to stop and ``timed_out`` is set; KeyboardInterrupt passes through
+        once the kernel has stopped."""
+        announce_compilation()
+        box: dict = {}
+
+        def target():
+            try:
+                box["result"] = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+
+        old = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(old)
+        try:
+            while worker.is_alive():
+                worker.join(0.05)
+                if on_tick is not None:
+                    on_tick(self.progress)
+                if deadline is not None and time.monotonic() > deadline and not self.timed_out:
+                    self.timed_out = True
+                    self.abort[0] = 1
+        except KeyboardInterrupt:
+            self.abort[0] = 1
+            worker.join()
+            raise
+        if "error" in box:
+            raise box["error"]
+        record_compilation()
+        return box["result"]
+
+    def stopped(self, what: str) -> Exception:
+        """The error for a kernel that answered ABORTED."""
+        if self.timed_out:
+            return TimeLimitError(f"{what}: out of time")
+        return KeyboardInterrupt()
+
+
+class _NoBar:
+    def update_to(self, n):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Bar:
+    def __init__(self, desc: str, unit: str, total: int | None):
+        from tqdm import tqdm
+
+        self.bar = tqdm(desc=desc, unit=f" {unit}", total=total, file=sys.stderr, leave=False, unit_scale=True,
+                        dynamic_ncols=True)
+
+    def update_to(self, n):
+        n = int(n)
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.close()
+        return False
+
+
+def progress_bar(desc: str, unit: str, total: int | None = None):
+    """A tqdm bar on a terminal, nothing in a pipe."""
+    return _Bar(desc, unit, total) if show_progress() else _NoBar()

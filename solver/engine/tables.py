@@ -1,0 +1,97 @@
+"""Per-board tables for the compiled kernels, built once in numpy.
+
+Everything a kernel needs about the board and the rules travels as plain numpy
+arrays and integers (:class:`Tables`), built here from :class:`solver.board.Board`
+and :class:`solver.rules.Rules`. No numba in this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..board import Board
+from ..rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, Position, Rules, X
+
+# Counter kinds as the kernels see them.
+COUNTER_KINDS = {None: 0, COUNTER_HALFMOVE: 1, COUNTER_JUMPS: 2, COUNTER_PLIES: 3}
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Geometry and rules as arrays.
+
+    ``adj[sq]``/``jmp[sq]``: squares a clone/jump reaches from sq (non-blocks);
+    ``reach = adj | jmp``; ``symperm[s]``/``syminv[s]``: the square permutation of
+    symmetry ``s`` and its inverse. ``rules``: int64[4] = wipeout_ends, counter kind,
+    limit, limit_is_draw.
+
+    ``canon`` = (symbytes, packbytes, meta) is what :func:`kernels.canonical` needs:
+    ``symbytes[s * nbytes + b, v]`` is the image under symmetry ``s`` of byte ``b`` of a
+    square set having value ``v``; on boards of at most 32 squares ``packbytes`` does the
+    same for the word ``mine << n | theirs`` (both sides at once); ``meta`` = [number of
+    symmetries, nbytes, npack (0 when not packed), n].
+    """
+
+    board: Board
+    rules_obj: Rules
+    playable: np.uint64
+    adj: np.ndarray
+    jmp: np.ndarray
+    reach: np.ndarray
+    symperm: np.ndarray
+    syminv: np.ndarray
+    canon: tuple
+    rules: np.ndarray
+
+    @property
+    def nsym(self) -> int:
+        return self.symperm.shape[0]
+
+
+def build_tables(board: Board, rules: Rules, symmetry: bool = True) -> Tables:
+    n = board.size
+    adj = np.array(board.neighbours, dtype=np.uint64)
+    jmp = np.array(board.jump_targets(rules.jump3), dtype=np.uint64)
+    perms = board.symmetries if symmetry else board.symmetries[:1]
+    symperm = np.zeros((len(perms), 64), dtype=np.int64)
+    syminv = np.zeros((len(perms), 64), dtype=np.int64)
+    for s, perm in enumerate(perms):
+        for sq in range(n):
+            symperm[s, sq] = perm[sq]
+            syminv[s, perm[sq]] = sq
+    nbytes = (n + 7) // 8
+    symbytes = _byte_images(perms, n, nbytes, lambda perm, bit: perm[bit] if bit < n else None)
+    if 2 * n <= 64:  # both sides in one word: theirs in the low n bits, mine above
+        npack = (2 * n + 7) // 8
+        packbytes = _byte_images(perms, 2 * n, npack,
+                                 lambda perm, bit: perm[bit] if bit < n else n + perm[bit - n])
+    else:
+        npack = 0
+        packbytes = np.zeros((1, 256), dtype=np.uint64)
+    meta = np.array([len(perms), nbytes, npack, n], dtype=np.int64)
+    rule_arr = np.array([int(rules.wipeout_ends), COUNTER_KINDS[rules.counter], rules.limit,
+                         int(rules.limit_is_draw)], dtype=np.int64)
+    return Tables(board, rules, np.uint64(board.playable), adj, jmp, adj | jmp, symperm, syminv,
+                  (symbytes, packbytes, meta), rule_arr)
+
+
+def _byte_images(perms, nbits: int, nchunks: int, image) -> np.ndarray:
+    """out[s * nchunks + b, v]: the bits that byte b with value v maps to under symmetry s."""
+    out = np.zeros((len(perms) * nchunks, 256), dtype=np.uint64)
+    for s, perm in enumerate(perms):
+        for b in range(nchunks):
+            for v in range(256):
+                word = 0
+                for k in range(8):
+                    bit = 8 * b + k
+                    if v >> k & 1 and bit < nbits:
+                        word |= 1 << image(perm, bit)
+                out[s * nchunks + b, v] = word
+    return out
+
+
+def mover_bits(position: Position) -> tuple[int, int]:
+    """(pieces of the side to move, pieces of the other side)."""
+    return (position.x, position.o) if position.turn == X else (position.o, position.x)

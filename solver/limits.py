@@ -1,0 +1,58 @@
+"""Limits on the work: positions, memory, time. Exceeding one stops cleanly with a message."""
+
+from __future__ import annotations
+
+import os
+import re
+
+
+class LimitError(RuntimeError):
+    """The work was stopped by a limit; the message says which and how far it got."""
+
+
+class StateLimitError(LimitError):
+    def __init__(self, message: str, states: int = 0):
+        super().__init__(message)
+        self.states = states
+
+
+class MemoryLimitError(LimitError):
+    pass
+
+
+class TimeLimitError(LimitError):
+    pass
+
+
+def total_memory() -> int:
+    """Bytes of physical memory (or 8 GiB if the system will not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_memory_budget() -> int:
+    return total_memory() * 3 // 4
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from '512M', '2G', '1.5GB', '1000000'."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ValueError(f"{text!r} is not a size (write e.g. 512M or 2G)")
+    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if value <= 0:
+        raise ValueError(f"a size must be positive, not {text!r}")
+    return value
+
+
+def size_name(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
