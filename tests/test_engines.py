@@ -97,6 +97,21 @@ def test_search_matches_reference_on_roots_and_their_moves(rules):
     assert compared > 500
 
 
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+def test_search_with_finite_proofs_matches_reference(rules):
+    """The horizon proofs that large boards use first, forced on small ones."""
+    compared = 0
+    for p in roots(50, rules, 80):
+        ref = ReferenceSolution([p], max_states=100_000)
+        search = SearchOracle(p.board, rules, tt_bits=14, horizon_limit=64)
+        wanted = [p] + [p._apply(m) for m in p.legal_moves()]
+        for q in wanted:
+            i = ref.find(q)
+            assert search.lookup(q) == (ref.value[i], ref.depth[i]), q
+            compared += 1
+    assert compared > 150
+
+
 @pytest.mark.parametrize("engine", ["retro", "search"])
 def test_spec_section_9_with_each_engine(engine):
     table = [("x...o", -3, 3, "0"), ("x..\n...\n..o", 9, -9, "9|-9"), ("x.#o\n.##.", 1, -5, "5|1||-5"),

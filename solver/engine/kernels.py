@@ -160,3 +160,28 @@ def map_move(code, perm):
     if frm < 0:
         return to
     return (perm[frm] + 1) * 64 + to
+
+
+@njit(cache=True)
+def min_plies_to_end(mine, theirs, counter, playable, reach, rules):
+    """A lower bound on the plies before the game can be over.
+
+    Each ply fills at most one square and moves at most one piece; the game goes on
+    while an empty square has a piece within reach. So every empty square must be
+    filled (a ply each) or lose every piece near it (a ply each); a wipe-out needs
+    the smaller side captured (at most 8 a ply); a counter moves at most 1 a ply.
+    """
+    occupied = mine | theirs
+    e = playable & ~occupied
+    bound = np.int64(popcount(e))
+    while e:
+        near = np.int64(popcount(reach[lowest_square(e)] & occupied))
+        if near < bound:
+            bound = near
+        e &= e - U1
+    if rules[0] != 0:
+        fewer = min(np.int64(popcount(mine)), np.int64(popcount(theirs)))
+        bound = min(bound, (fewer + 7) // 8)
+    if rules[1] != 0:
+        bound = min(bound, max(np.int64(0), rules[2] - counter))
+    return bound

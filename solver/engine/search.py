@@ -38,11 +38,14 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount
-from .kernels import canonical, game_status, gen_moves, key_hash, map_move, next_counter, play
+from .kernels import canonical, game_status, gen_moves, key_hash, map_move, min_plies_to_end, next_counter, play
 
 M = np.int64(1 << 20)
 HALF = M // 2
 INF_SCORE = np.int64(1 << 40)
+SYMMETRY_MAX_SQUARES = 25
+HORIZON_LIMIT = 64
+CUT_SCORE = 65 * (1 << 20)  # a cut line scored beyond any real result (for finite proofs)
 NO_REPETITION = np.int64(1 << 30)
 MAX_PLY = 1200
 MAX_MOVES = 64 * 25
@@ -111,19 +114,24 @@ def _pick(moves, order, ply, i, n):
 
 
 @njit(cache=True, nogil=True)
-def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp, reach, canon, symperm, syminv,
-                rules, tt_k1, tt_k2, tt_k3, tt_lo, tt_hi, tt_mv, frames, fkeys, moves, order, history, stats, abort):
+def search_root(mine, theirs, counter, alpha, beta, horizon, horizon_score, playable, adj, jmp, reach, canon, symperm,
+                syminv, rules, tt_k1, tt_k2, tt_k3, tt_lo, tt_hi, tt_mv, tt_r, frames, fkeys, moves, order, history,
+                stats, abort):
     """Fail-soft alpha-beta score of the position in the window (alpha, beta).
 
-    With ``horizon`` > 0 the game is cut after that many plies (scoring 0 there) and
-    repetitions are not looked for; table entries then carry the plies left.
+    With ``horizon`` > 0 the game is cut after that many plies and repetitions are not
+    looked for; the cut scores ``horizon_score`` for the root's mover (so minus that for
+    the other side); table entries then carry how the cut scores and the plies left.
+    When the cut is a loss for a node's mover, more plies can only raise its score: a
+    lower bound found with r plies left holds with more, an upper bound with fewer (and
+    the other way round when the cut is a win), so entries are reused across horizons.
 
     The recursion runs on an explicit stack: ``frames`` (MAX_PLY x 16 int64) and
     ``fkeys`` (MAX_PLY x 2 uint64, the canonical keys on the path), with ``moves``
     and ``order`` (MAX_PLY x MAX_MOVES) for each ply's moves.
     """
     # frame columns
-    COUNTER, ALPHA, BETA, A, BEST, BESTMV, LOWL, LOWU, I, N, SLOT, SYM, EMPTIES, KEY3 = range(14)
+    COUNTER, ALPHA, BETA, A, BEST, BESTMV, LOWL, LOWU, I, N, SLOT, SYM, EMPTIES, KEY3, LEFT = range(15)
     stats[3] = 0
     ply = 0
     frames[0, COUNTER] = counter
@@ -159,8 +167,10 @@ def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp,
             over, score = game_status(m, t, c, playable, reach, rules)
             if over:
                 ret_score, ret_dl, ret_du = score * M, NO_REPETITION, NO_REPETITION
-            elif horizon > 0 and ply >= horizon:
-                ret_score, ret_dl, ret_du = np.int64(0), NO_REPETITION, NO_REPETITION
+            elif horizon > 0 and (ply >= horizon or horizon - ply < min_plies_to_end(m, t, c, playable, reach, rules)):
+                # every line from here reaches the cut before the game can end
+                hcut = horizon_score if ply % 2 == 0 else -horizon_score
+                ret_score, ret_dl, ret_du = hcut, NO_REPETITION, NO_REPETITION
             elif ply >= MAX_PLY - 1:
                 stats[3] = STOP_DEPTH
                 return np.int64(0)
@@ -168,7 +178,16 @@ def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp,
                 cm, ct, sym = canonical(m, t, canon)
                 empties = np.int64(popcount(playable & ~(m | t)))
                 repeated = -1
-                key3 = c if horizon == 0 else c + ((horizon - ply + 1) << 20)
+                left = horizon - ply
+                mode = 0
+                if horizon == 0:
+                    key3 = c
+                else:  # how the cut scores for this node's mover: 1 a win, 2 a loss, 0 (then plies left too)
+                    hcut = horizon_score if ply % 2 == 0 else -horizon_score
+                    mode = 0 if hcut == 0 else (1 if hcut > 0 else 2)
+                    key3 = c + (np.int64(mode) << 32)
+                    if mode == 0:
+                        key3 += (left + 1) << 20
                 if rules[1] == 0 and horizon == 0:  # loopy rules: a repetition on the current line scores 0
                     i = ply - 1
                     while i >= 0 and frames[i, EMPTIES] == empties:
@@ -188,11 +207,22 @@ def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp,
                     frames[ply, SLOT] = slot
                     frames[ply, KEY3] = key3
                     tt_move = np.int64(-2)
+                    frames[ply, LEFT] = left
                     hit = tt_k3[slot] == key3 and tt_k1[slot] == cm and tt_k2[slot] == ct
                     cut = False
                     if hit:
                         lo = tt_lo[slot]
                         hi = tt_hi[slot]
+                        if mode == 2:  # more plies can only help this mover
+                            if left < tt_r[slot]:
+                                lo = -INF_SCORE
+                            if left > tt_r[slot]:
+                                hi = INF_SCORE
+                        elif mode == 1:  # more plies can only hurt this mover
+                            if left > tt_r[slot]:
+                                lo = -INF_SCORE
+                            if left < tt_r[slot]:
+                                hi = INF_SCORE
                         if lo >= be:
                             ret_score, cut = lo, True
                         elif hi <= al:
@@ -279,7 +309,7 @@ def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp,
                 slot = frames[ply, SLOT]
                 # The slot may have been taken by another position while the moves were searched.
                 hit = tt_k3[slot] == frames[ply, KEY3] and tt_k1[slot] == fkeys[ply, 0] \
-                    and tt_k2[slot] == fkeys[ply, 1]
+                    and tt_k2[slot] == fkeys[ply, 1] and tt_r[slot] == frames[ply, LEFT]
                 if hit:
                     lo = max(lo, tt_lo[slot])
                     hi = min(hi, tt_hi[slot])
@@ -288,6 +318,7 @@ def search_root(mine, theirs, counter, alpha, beta, horizon, playable, adj, jmp,
                 tt_k3[slot] = frames[ply, KEY3]
                 tt_lo[slot] = lo
                 tt_hi[slot] = hi
+                tt_r[slot] = frames[ply, LEFT]
                 if best > al or not hit:
                     tt_mv[slot] = map_move(frames[ply, BESTMV], symperm[frames[ply, SYM]])
             ret_score = best
@@ -317,21 +348,24 @@ class SearchOracle:
 
     name = "search"
 
-    def __init__(self, board, rules, max_memory=None, deadline=None, node_limit=0, symmetry=True, tt_bits=None,
-                 draw_walk_limit=200_000):
+    def __init__(self, board, rules, max_memory=None, deadline=None, node_limit=0, symmetry=None, tt_bits=None,
+                 draw_walk_limit=200_000, horizon_limit=None):
         from ..limits import default_memory_budget
         from .tables import build_tables
 
+        if symmetry is None:  # on large boards symmetric transpositions are too rare to pay for the key
+            symmetry = board.size <= SYMMETRY_MAX_SQUARES
         self.tables = build_tables(board, rules, symmetry)
         budget = max_memory if max_memory is not None else default_memory_budget()
         if tt_bits is None:
             tt_bits = min(24, max(16, board.size // 2 + 4))
-        entry = 8 + 8 + 4 + 8 + 8 + 8
+        entry = 8 * 7
         while tt_bits > 10 and (entry << tt_bits) + (2 * MAX_PLY * MAX_MOVES * 8) > budget:
             tt_bits -= 1
         size = 1 << tt_bits
-        self.tt = (np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.full(size, -1, np.int32),
-                   np.zeros(size, np.int64), np.zeros(size, np.int64), np.full(size, -2, np.int64))
+        self.tt = (np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.full(size, -1, np.int64),
+                   np.zeros(size, np.int64), np.zeros(size, np.int64), np.full(size, -2, np.int64),
+                   np.zeros(size, np.int64))
         self.work = (np.zeros((MAX_PLY, 16), np.int64), np.zeros((MAX_PLY, 2), np.uint64),
                      np.empty((MAX_PLY, MAX_MOVES), np.int64), np.empty((MAX_PLY, MAX_MOVES), np.int64))
         self.history = np.zeros(4096, np.int64)
@@ -339,6 +373,12 @@ class SearchOracle:
         self.stats[2] = node_limit
         self.deadline = deadline
         self.draw_walk_limit = draw_walk_limit
+        # Finite proofs with a horizon first on large boards, where long jump wars make the search
+        # with the repetition rule (or, under a counter, the whole finite game) explode; up to this
+        # horizon, then that search. On small boards cycles close quickly: that search at once.
+        if horizon_limit is None:
+            horizon_limit = HORIZON_LIMIT if board.size > SYMMETRY_MAX_SQUARES else 0
+        self.horizon_limit = horizon_limit
         self._values: dict = {}
         self._results: dict = {}
 
@@ -357,14 +397,14 @@ class SearchOracle:
         cm, ct, _ = canonical(np.uint64(mine), np.uint64(theirs), T.canon)
         return int(cm), int(ct), int(counter)
 
-    def _score(self, mine, theirs, counter, alpha, beta, horizon=0) -> int:
+    def _score(self, mine, theirs, counter, alpha, beta, horizon=0, horizon_score=0) -> int:
         from ..limits import StateLimitError
         from .runtime import Run
 
         T = self.tables
         run = Run()
         r = run.call(search_root, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(alpha),
-                     np.int64(beta), np.int64(horizon), T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv,
+                     np.int64(beta), np.int64(horizon), np.int64(horizon_score), T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv,
                      T.rules, *self.tt, *self.work, self.history, self.stats, run.abort,
                      deadline=self.deadline)
         reason = int(self.stats[3])
@@ -382,8 +422,31 @@ class SearchOracle:
         m, t = mover_bits(p)
         return m, t, p.counter
 
+    def test(self, mine, theirs, counter, k) -> tuple[bool, int]:
+        """Is the mover's value at least k? (answer, a bound on the score that shows it).
+
+        First by finite proofs: with the game cut after H plies, if the mover reaches k
+        even when the cut counts as a loss for it, the value is at least k; if the mover
+        stays below k even when the cut counts as a win, the other side forces a finished
+        game below k. H doubles until one of them holds. Only a question whose answer
+        rests on play that never ends (classic rules) is left to the search with the
+        repetition rule.
+        """
+        t = k * int(M) - int(HALF)
+        horizon = 8
+        while horizon <= self.horizon_limit:
+            r = self._score(mine, theirs, counter, t - 1, t, horizon, -CUT_SCORE)
+            if r >= t:
+                return True, r
+            r = self._score(mine, theirs, counter, t - 1, t, horizon, CUT_SCORE)
+            if r < t:
+                return False, r
+            horizon *= 2
+        r = self._score(mine, theirs, counter, t - 1, t)
+        return r >= t, r
+
     def value_of(self, mine, theirs, counter) -> tuple[int, int]:
-        """(value for the mover, a score in that value's band) by null-window tests."""
+        """(value for the mover, a score in that value's band) by threshold tests."""
         key = self._key(mine, theirs, counter)
         if key in self._values:
             return self._values[key]
@@ -393,14 +456,13 @@ class SearchOracle:
         band_score = None
         while lo < hi:
             k = max(lo + 1, min(k, hi))
-            t = k * int(M) - int(HALF)
-            r = self._score(mine, theirs, counter, t - 1, t)
-            if r >= t:
-                lo = max(k, score_class(r))
+            holds, r = self.test(mine, theirs, counter, k)
+            if holds:
+                lo = max(k, min(hi, score_class(r)))
                 band_score = r
                 k = lo + 1
             else:
-                hi = min(k - 1, score_class(r))
+                hi = min(k - 1, max(lo, score_class(r)))
                 k = hi
         self._values[key] = (lo, band_score)
         return lo, band_score

@@ -1,0 +1,144 @@
+"""Built-in players: the simple AIs whose choices the solver audits (``builtin:NAME``).
+
+- ``random``: any legal move.
+- ``greedy``: the move that leaves the mover the most pieces.
+- ``buchheit``: the move score of Paul Buchheit's Ataxxlet (AtaxxPaul): enemy pieces
+  next to the destination, plus 0.2 for each own piece there, minus 0.2 for each own
+  piece next to a jump's origin (left exposed), plus 1 for a clone, plus 0.05 for a
+  destination on the edge of the board.
+- ``gataxx``: one ply of look-ahead: the move after which the opponent's best greedy
+  reply leaves the mover the most pieces (the worst case for the mover).
+- ``alphabeta:D``: depth-D alpha-beta search on the piece difference (a finished game
+  scores its result, weighted so that a win beats any material).
+
+Ties are broken at random with the player's own generator (seeded, so games repeat).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .board import popcount
+from .rules import X, Move, Position
+
+
+class Player:
+    name = "player"
+
+    def __init__(self, seed: int | None = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position) -> Move:
+        moves = position.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: there is no move to choose")
+        scored = [(self.score(position, m), m) for m in moves]
+        top = max(s for s, _ in scored)
+        return self.rng.choice([m for s, m in scored if s == top])
+
+    def score(self, position: Position, move: Move) -> float:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"builtin:{self.name}"
+
+
+def _mover_material(p: Position, side: str) -> int:
+    return p.material() if side == X else -p.material()
+
+
+class RandomPlayer(Player):
+    name = "random"
+
+    def score(self, position, move):
+        return 0
+
+
+class GreedyPlayer(Player):
+    name = "greedy"
+
+    def score(self, position, move):
+        return _mover_material(position._apply(move), position.turn)
+
+
+class BuchheitPlayer(Player):
+    name = "buchheit"
+
+    def score(self, position, move):
+        if move.is_pass:
+            return 0.0
+        board = position.board
+        mine, theirs = position.pieces(position.turn), position.pieces("o" if position.turn == X else X)
+        near = board.neighbours[move.to]
+        score = popcount(near & theirs) + 0.2 * popcount(near & mine & ~(1 << max(move.frm, 0)))
+        if move.is_jump:
+            score -= 0.2 * popcount(board.neighbours[move.frm] & mine)
+        else:
+            score += 1
+        f, r = board.file_of(move.to), board.rank_of(move.to)
+        if f in (0, board.cols - 1) or r in (0, board.rows - 1):
+            score += 0.05
+        return score
+
+
+class GataxxPlayer(Player):
+    name = "gataxx"
+
+    def score(self, position, move):
+        after = position._apply(move)
+        replies = after.legal_moves()
+        if not replies:
+            return _mover_material(after, position.turn)
+        return min(_mover_material(after._apply(r), position.turn) for r in replies)
+
+
+WIN_WEIGHT = 1000
+
+
+class AlphaBetaPlayer(Player):
+    def __init__(self, depth: int, seed: int | None = 0):
+        super().__init__(seed)
+        if depth < 1:
+            raise ValueError("alphabeta needs a depth of at least 1")
+        self.depth = depth
+        self.name = f"alphabeta:{depth}"
+
+    def _value(self, p: Position, depth: int, alpha: float, beta: float) -> float:
+        """Negamax value for the side to move."""
+        result = p.result()
+        sign = 1 if p.turn == X else -1
+        if result is not None:
+            return sign * result * WIN_WEIGHT if result else 0
+        if depth == 0:
+            return sign * p.material()
+        best = -float("inf")
+        for m in p.legal_moves():
+            v = -self._value(p._apply(m), depth - 1, -beta, -alpha)
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        return best
+
+    def score(self, position, move):
+        return -self._value(position._apply(move), self.depth - 1, -float("inf"), float("inf"))
+
+
+BUILTIN = {"random": RandomPlayer, "greedy": GreedyPlayer, "buchheit": BuchheitPlayer, "gataxx": GataxxPlayer}
+
+
+def make_player(name: str, seed: int | None = 0) -> Player:
+    """A player from its name: random, greedy, buchheit, gataxx or alphabeta:D."""
+    name = name.strip().lower()
+    if name.startswith("builtin:"):
+        name = name[len("builtin:"):]
+    if name.startswith("alphabeta"):
+        _, _, depth = name.partition(":")
+        if not depth.isdigit():
+            raise ValueError(f"write alphabeta:D with a depth D, not {name!r}")
+        return AlphaBetaPlayer(int(depth), seed)
+    if name not in BUILTIN:
+        raise ValueError(f"unknown player {name!r} (known: {', '.join(BUILTIN)}, alphabeta:D)")
+    return BUILTIN[name](seed)
