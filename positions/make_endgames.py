@@ -3,7 +3,7 @@
 Each game starts from the standard start; both sides play the built-in greedy player
 (the move leaving the most pieces, ties broken at random with a seeded generator).
 The position is recorded, with the side to move, the first time the board has 20,
-18, ..., 8 empty squares. Games in which a side is wiped out first are skipped.
+18, ..., 6, 4 empty squares. Games in which a side is wiped out first are skipped.
 Run from the repository root:
 
     python positions/make_endgames.py > positions/endgames-7x7.txt
@@ -14,7 +14,7 @@ import sys
 from solver.formats import parse_fen, write_fen
 from solver.players import GreedyPlayer
 
-EMPTIES = (20, 18, 16, 14, 12, 10, 8)
+EMPTIES = (20, 18, 16, 14, 12, 10, 8, 6, 4)
 PER_COUNT = 10
 
 

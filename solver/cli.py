@@ -16,7 +16,7 @@ import time
 from . import __version__
 from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
 from .engine import ENGINES, choose_oracle
-from .formats import FORMATS, PositionFormatError, read_file, read_text
+from .formats import FORMATS, PositionFormatError, parse_position, read_file, read_text, write_fen
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
 from .report import report_json, report_text, solve_entry
 from .rules import RULE_SETS, X, O, parse_rules
@@ -139,7 +139,83 @@ def solve_command(argv: list[str]) -> int:
     return status
 
 
-COMMANDS = {}
+def perft_command(argv: list[str]) -> int:
+    from .engine.perft import MAX_DEPTH, perft
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve perft",
+        description="Count the move sequences of DEPTH plies from a position, as libataxx does "
+                    "(a forced pass is a move; a finished game counts 1 at depth 0 and 0 deeper).")
+    p.add_argument("fen", metavar="FEN", help="the position: a FEN (quote it) or startpos")
+    p.add_argument("depth", metavar="DEPTH", type=_nonnegative_int, help=f"plies, 0 to {MAX_DEPTH}")
+    p.add_argument("--divide", action="store_true", help="also print the count after each first move")
+    p.add_argument("--rules", default="uai", choices=sorted(RULE_SETS), help="rules (default: uai)")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    args = p.parse_args(argv)
+    if args.depth > MAX_DEPTH:
+        p.error(f"argument DEPTH: at most {MAX_DEPTH}, not {args.depth}")
+    rules = parse_rules(args.rules)
+    try:
+        entry = parse_position(args.fen, "fen", rules, source="FEN")
+    except PositionFormatError as err:
+        print(f"ataxx-solve perft: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    t = time.perf_counter()
+    if args.divide:
+        total, rows = perft(entry.position, args.depth, divide=True)
+    else:
+        total, rows = perft(entry.position, args.depth), []
+    seconds = time.perf_counter() - t
+    if args.json:
+        out = {"fen": write_fen(entry.position), "depth": args.depth, "rules": rules.name, "nodes": total,
+               "seconds": round(seconds, 4)}
+        if args.divide:
+            out["divide"] = {name: n for name, n in rows}
+        print(json.dumps(out))
+    else:
+        for name, n in rows:
+            print(f"{name} {n}")
+        print(f"{'total ' if args.divide else ''}{total}")
+        print(f"perft {args.depth}: {total:,} leaves in {seconds:.3f} s", file=sys.stderr)
+    return EXIT_OK
+
+
+def bench_command(argv: list[str]) -> int:
+    from . import bench
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve bench",
+        description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
+                    "per second, peak memory. Each case runs in its own process with the kernels loaded.")
+    p.add_argument("cases", nargs="*", metavar="CASE",
+                   help=f"cases to run (default: all): {', '.join(bench.case_names())}; endgames-N for "
+                        "the 7 x 7 endgames with N empty squares")
+    p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
+    p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
+    p.add_argument("--one", help=argparse.SUPPRESS)  # run one case in this process (used by the parent)
+    args = p.parse_args(argv)
+    known = bench.case_names()
+    if args.one:
+        row = bench.run_case(args.one, args.timeout)
+        print(json.dumps(bench.row_json(row)))
+        return EXIT_OK
+    for c in args.cases:
+        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isdigit()):
+            p.error(f"unknown case {c!r} (known: {', '.join(known)})")
+    rows = []
+    for name in args.cases or known:
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        row = bench.run_in_subprocess(name, args.timeout)
+        rows.append(row)
+        if args.json:
+            print(json.dumps(bench.row_json(row)), flush=True)
+    if not args.json:
+        print(bench.table(rows))
+    return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
+
+
+COMMANDS = {"perft": perft_command, "bench": bench_command}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,6 +45,7 @@ HALF = M // 2
 INF_SCORE = np.int64(1 << 40)
 SYMMETRY_MAX_SQUARES = 25
 HORIZON_LIMIT = 64
+HORIZON_STEP = 2
 CUT_SCORE = 65 * (1 << 20)  # a cut line scored beyond any real result (for finite proofs)
 NO_REPETITION = np.int64(1 << 30)
 MAX_PLY = 1200
@@ -433,7 +434,9 @@ class SearchOracle:
         repetition rule.
         """
         t = k * int(M) - int(HALF)
-        horizon = 8
+        # Horizons from the fewest plies that can fill the board if only one side clones,
+        # upwards in small steps: each step costs a multiple of the last.
+        horizon = max(4, 2 * (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count())
         while horizon <= self.horizon_limit:
             r = self._score(mine, theirs, counter, t - 1, t, horizon, -CUT_SCORE)
             if r >= t:
@@ -441,7 +444,7 @@ class SearchOracle:
             r = self._score(mine, theirs, counter, t - 1, t, horizon, CUT_SCORE)
             if r < t:
                 return False, r
-            horizon *= 2
+            horizon += HORIZON_STEP
         r = self._score(mine, theirs, counter, t - 1, t)
         return r >= t, r
 
