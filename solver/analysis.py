@@ -92,6 +92,7 @@ class MoveInfo:
     optimal: bool = False  # keeps the value of the position
     preferred: bool = False  # the move the solver plays (SPEC section 4)
     dominated: bool = False  # its option is dominated by another one (SPEC section 5)
+    stops: tuple[int, int] | None = None  # the stops of the board after the move, when computed
 
     def describe(self) -> str:
         return Evaluation(self.value, None if self.depth is None else self.depth - 1).describe()
@@ -193,8 +194,9 @@ class Analyzer:
                 out.append(Evaluation(u if q.turn == X else -u, None if d == math.inf else int(d)))
         return out
 
-    def moves(self, p: Position, order: str = "best") -> list[MoveInfo]:
-        """Every legal move with its value, best first (or in notation order with order='notation')."""
+    def moves(self, p: Position, order: str = "best", dominance: bool = False) -> list[MoveInfo]:
+        """Every legal move with its value, best first (or in notation order with order='notation');
+        with ``dominance``, also the stops of each move's board and which moves are dominated."""
         infos = []
         moves = p.legal_moves()
         children = [p._apply(m) for m in moves]
@@ -207,10 +209,24 @@ class Analyzer:
         for i in infos:
             i.optimal = i.value == best
         self._preferred(p, infos).preferred = True
+        if dominance:
+            self.mark_dominated(p, infos)
         if order == "best":
             infos.sort(key=lambda i: (-sign * i.value, self._pref_depth(p, best, i.depth),
                                       move_order_key(p.board, i.move)))
         return infos
+
+    def mark_dominated(self, p: Position, infos: list[MoveInfo]) -> None:
+        """Mark the moves whose options are dominated (SPEC section 5): another move leads to
+        a board whose two stops are both at least as good for the mover, one of them better."""
+        sign = 1 if p.turn == X else -1
+        stops = []
+        for i in infos:
+            a, b = self.stops(i.position)
+            stops.append((sign * a, sign * b))
+        for i, (a, b) in zip(infos, stops):
+            i.stops = (sign * a, sign * b)
+            i.dominated = any(a2 >= a and b2 >= b and (a2, b2) != (a, b) for a2, b2 in stops)
 
     @staticmethod
     def _pref_depth(p: Position, value: int, depth: int | None) -> float:

@@ -15,6 +15,7 @@ import time
 
 from . import __version__
 from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
+from .pictures import DEFAULT_TREE_DEPTH
 from .engine import ENGINES, choose_oracle
 from .formats import FORMATS, PositionFormatError, parse_position, read_file, read_text, write_fen
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
@@ -80,8 +81,33 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
     p.add_argument("--orth-depth", type=_nonnegative_int, default=DEFAULT_ORTH_DEPTH, metavar="N",
                    help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH})")
+    p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
+    p.add_argument("--tree-depth", type=_nonnegative_int, default=DEFAULT_TREE_DEPTH, metavar="N",
+                   help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH})")
+    p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
     return p
+
+
+def numbered(path: str, k: int) -> str:
+    """``path`` for the k-th position of the input (k >= 1): board.svg, board-2.svg, ..."""
+    if k == 1:
+        return path
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
+
+
+def _write_pictures(args, report, analyzer: Analyzer, k: int) -> None:
+    from .pictures import board_svg, game_tree_dot
+
+    root = report.sides[0].position
+    for path, make in ((args.dot, lambda: game_tree_dot(analyzer, root, args.tree_depth)),
+                       (args.svg, lambda: board_svg(analyzer, root))):
+        if path:
+            target = numbered(path, k)
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(make())
+            print(f"wrote {target}", file=sys.stderr)
 
 
 def limit_hint(exc: LimitError) -> str:
@@ -109,6 +135,7 @@ def solve_command(argv: list[str]) -> int:
     else:
         items = read_text(sys.stdin.buffer.read(), "<stdin>", args.format, rules)
     status = EXIT_OK
+    solved = 0
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
@@ -120,7 +147,7 @@ def solve_command(argv: list[str]) -> int:
                                deadline=deadline)
         analyzer = Analyzer(oracle, orth_depth=args.orth_depth)
         try:
-            report = solve_entry(item, analyzer, sides)
+            report = solve_entry(item, analyzer, sides, dominance=args.moves)
         except LimitError as exc:
             msg = f"{item.source}:{item.line}: stopped: {exc}{limit_hint(exc)}"
             print(msg, file=sys.stderr)
@@ -130,6 +157,13 @@ def solve_command(argv: list[str]) -> int:
             continue
         if report.expect_failures:
             status = max(status, EXIT_FAILED)
+        solved += 1
+        if args.dot or args.svg:
+            try:
+                _write_pictures(args, report, analyzer, solved)
+            except OSError as exc:
+                print(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+                return EXIT_INPUT
         if args.json:
             print(json.dumps(report_json(report, args.moves)))
         else:

@@ -87,16 +87,17 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
     return failures
 
 
-def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None = None) -> Report:
+def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None = None,
+                dominance: bool = False) -> Report:
     """Solve an entry for the given sides (default: the entry's), with the board summary
-    when both sides are analysed."""
+    when both sides are analysed; with ``dominance``, the move lists say which moves are dominated."""
     start = time.perf_counter()
     sides = sides or entry.sides
     roots = [entry.position.replace(turn=s) for s in sides]
     analyzer.oracle.prepare(roots, both_sides=len(sides) == 2)
     results = []
     for p in roots:
-        results.append(SideResult(p, analyzer.evaluate(p), analyzer.moves(p), analyzer.principal_variation(p)))
+        results.append(SideResult(p, analyzer.evaluate(p), analyzer.moves(p, dominance=dominance), analyzer.principal_variation(p)))
     board = None
     if len(sides) == 2:
         a, b = results[0].evaluation.value, results[1].evaluation.value
@@ -129,7 +130,8 @@ def move_table_text(side: SideResult) -> list[str]:
     width = max((len(m.name) for m in side.moves), default=4)
     for m in side.moves:
         mark = "*" if m.preferred else "=" if m.optimal else " "
-        note = " dominated" if m.dominated else ""
+        note = f"  stops {_signed(m.stops[0])}/{_signed(m.stops[1])}" if m.stops else ""
+        note += " dominated" if m.dominated else ""
         rows.append(f"    {mark} {m.name:<{width}}  {_signed(m.value):>4}  {m.describe():<24} "
                     f"depth {_depth_text(m.depth)}{note}")
     return rows
@@ -153,7 +155,7 @@ def report_text(report: Report, show_moves: bool = False) -> str:
         else:
             out.append("  the game is over")
         if show_moves and s.moves:
-            out.append("  moves (* preferred, = optimal):")
+            out.append("  moves (* preferred, = optimal; stops: the board's values with X / O to move):")
             out.extend(move_table_text(s))
     if report.board is not None:
         a, b = report.board.stops
@@ -172,7 +174,8 @@ def report_text(report: Report, show_moves: bool = False) -> str:
 
 def move_json(m: MoveInfo) -> dict:
     return {"move": m.name, "value": m.value, "outcome": Evaluation(m.value, None if m.depth is None else 0).outcome,
-            "depth": m.depth, "optimal": m.optimal, "preferred": m.preferred, "dominated": m.dominated}
+            "depth": m.depth, "optimal": m.optimal, "preferred": m.preferred, "dominated": m.dominated,
+            "stops": None if m.stops is None else {"x": m.stops[0], "o": m.stops[1]}}
 
 
 def side_json(s: SideResult, show_moves: bool = False) -> dict:
