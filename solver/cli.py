@@ -15,6 +15,7 @@ import time
 
 from . import __version__
 from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
+from .cache import CacheError
 from .pictures import DEFAULT_TREE_DEPTH
 from .engine import ENGINES, choose_oracle
 from .formats import FORMATS, PositionFormatError, parse_position, read_file, read_text, write_fen
@@ -249,7 +250,115 @@ def bench_command(argv: list[str]) -> int:
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
 
 
-COMMANDS = {"perft": perft_command, "bench": bench_command}
+def _open_cache(args):
+    from .cache import Cache, default_cache_path
+
+    if getattr(args, "no_cache", False):
+        return None
+    return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", default="auto", choices=ENGINES, help="solver to use (default: auto)")
+    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
+                   help="rules for positions without a rules: header (default: classic)")
+    p.add_argument("--max-states", type=_positive_int, metavar="N", help="per position: positions solved or nodes searched")
+    p.add_argument("--max-memory", type=_size, metavar="SIZE", help="per worker: memory budget for the tables, e.g. 2G")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="per position: stop it after this long")
+
+
+def batch_command(argv: list[str]) -> int:
+    from .batch import Options, run_batch
+    from .engine.runtime import show_progress
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve batch",
+        description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
+                    "Positions in the cache are not solved again; an interrupted run resumes where it stopped "
+                    "when run again with the same --out. Exit status: the number of positions that failed "
+                    "(could not be read, went over a limit, or contradicted an expect: header), at most 100.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="position files")
+    p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes (default: the number of cores)")
+    p.add_argument("--out", metavar="FILE", help="write the results here (resumable) instead of standard output")
+    p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    _add_limits(p)
+    args = p.parse_args(argv)
+    for f in args.files:
+        if not os.path.isfile(f):
+            print(f"ataxx-solve batch: {f}: no such file", file=sys.stderr)
+            return EXIT_INPUT
+    cache = _open_cache(args)
+    options = Options(args.engine, args.max_states, args.max_memory, args.timeout)
+    bar = None
+    if show_progress():
+        from tqdm import tqdm
+
+        bar = tqdm(desc="batch", unit="pos", dynamic_ncols=True, leave=True)
+
+    def progress(summary):
+        if bar is not None:
+            bar.total = summary.total
+            bar.n = summary.solved + summary.failed
+            bar.set_postfix_str(f"failed {summary.failed}, cached {summary.cached}", refresh=False)
+            bar.refresh()
+
+    try:
+        summary = run_batch(args.files, options, jobs=args.jobs, out_path=args.out, stream=sys.stdout, cache=cache,
+                            rules=parse_rules(args.rules), progress=progress)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print("ataxx-solve batch: interrupted; what was solved is kept: run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if cache is not None:
+            cache.close()
+    if bar is not None:
+        bar.close()
+    for file, line, reason in summary.failures:
+        print(f"{file}:{line}: {reason}", file=sys.stderr)
+    parts = [f"{summary.total} positions", f"{summary.solved - summary.cached - summary.resumed} solved"]
+    if summary.cached:
+        parts.append(f"{summary.cached} from the cache")
+    if summary.resumed:
+        parts.append(f"{summary.resumed} already in {args.out}")
+    parts.append(f"{summary.failed} failed")
+    print(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s", file=sys.stderr)
+    return min(summary.failed, 100)
+
+
+def cache_command(argv: list[str]) -> int:
+    from .cache import default_cache_path
+
+    p = argparse.ArgumentParser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
+    p.add_argument("action", choices=("stats", "clear"))
+    p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
+    p.add_argument("--json", action="store_true", help="stats as JSON")
+    args = p.parse_args(argv)
+    cache = _open_cache(args)
+    try:
+        if args.action == "clear":
+            n = cache.clear()
+            print(f"cleared {n:,} cached results from {cache.path}")
+            return EXIT_OK
+        st = cache.stats()
+    finally:
+        cache.close()
+    if args.json:
+        print(json.dumps(st))
+        return EXIT_OK
+    print(f"cache: {st['path']}")
+    print(f"size: {st['bytes'] / 1024:,.0f} KiB")
+    print(f"results: {st['total']:,}")
+    for rules, kinds in st["positions"].items():
+        print(f"  {rules}: {kinds.get('side', 0):,} positions, {kinds.get('board', 0):,} orthodox summaries")
+    return EXIT_OK
+
+
+COMMANDS = {"perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ataxx-solve: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except CacheError as exc:
+        print(f"ataxx-solve: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly.
         try:

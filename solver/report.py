@@ -63,8 +63,13 @@ class Report:
 
 def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | None) -> list[str]:
     """The ``expect:`` items that the solution contradicts, as readable sentences."""
+    return check_expect_values(entry, {s.side: s.evaluation.value for s in sides},
+                               game_name(board.orthodox) if board else None)
+
+
+def check_expect_values(entry: Entry, by_side: dict[str, int], orthodox: str | None) -> list[str]:
+    """:func:`check_expect` from the values of the sides analysed and the orthodox summary's name."""
     failures = []
-    by_side = {s.side: s.evaluation.value for s in sides}
     for key, want in entry.expect.items():
         if key in ("x", "o"):
             got = by_side.get(key)
@@ -73,17 +78,16 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
             elif got != want:
                 failures.append(f"expect {key}={want}, solved {got}")
         elif key == "value":
-            got = by_side.get(entry.position.turn) if len(sides) == 1 else None
+            got = by_side.get(entry.position.turn) if len(by_side) == 1 else None
             if got is None:
                 failures.append("expect value= needs a side to move")
             elif got != want:
                 failures.append(f"expect value={want}, solved {got}")
         elif key == "orthodox":
-            got = game_name(board.orthodox) if board else None
-            if got is None:
+            if orthodox is None:
                 failures.append("expect orthodox= needs a board without a side to move")
-            elif got != want:
-                failures.append(f"expect orthodox={want}, solved {got}")
+            elif orthodox != want:
+                failures.append(f"expect orthodox={want}, solved {orthodox}")
     return failures
 
 

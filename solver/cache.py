@@ -1,0 +1,177 @@
+"""The solved-position cache: one SQLite file, shared by batch runs.
+
+Key: the rule set and the canonical position (board shape and blocks, the cells
+read from the mover's side under the least symmetry, the counter), so a position,
+its symmetric images and its colour inversion share one row. Value: the value for
+the side to move, the depth (NULL for infinite play) and the preferred move, stored
+in the canonical orientation and mapped back on reading. Boards without a side to
+move also store their orthodox summary (kind ``board``).
+
+The file is in WAL mode; one process (the batch's parent) writes, in transactions,
+so an interrupted run leaves a valid database. A file that is not an SQLite
+database, or a database that is not this cache, is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from .board import squares_of
+from .rules import Move, Position, X, move_order_key, parse_move_text
+
+FORMAT = "ataxx-solver-cache"
+VERSION = "1"
+
+
+class CacheError(Exception):
+    """The cache file cannot be used (the message says which file and why)."""
+
+
+def default_cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ataxx-solver" / "solved.sqlite3"
+
+
+def canonical(p: Position) -> tuple[str, list[tuple[int, ...]]]:
+    """(key text, the symmetries that map p onto its canonical form)."""
+    board = p.board
+    mine, theirs = (p.x, p.o) if p.turn == X else (p.o, p.x)
+    best, perms = None, []
+    for perm in board.symmetries:
+        cells = ["."] * board.size
+        for sq in squares_of(mine):
+            cells[perm[sq]] = "m"
+        for sq in squares_of(theirs):
+            cells[perm[sq]] = "t"
+        for sq in squares_of(board.blocks):
+            cells[perm[sq]] = "#"
+        t = "".join(cells)
+        if best is None or t < best:
+            best, perms = t, [perm]
+        elif t == best:
+            perms.append(perm)
+    return f"{board.rows}x{board.cols}:{best}:{p.counter}", perms
+
+
+def _map(move: Move, perm) -> Move:
+    if move.is_pass:
+        return move
+    return Move(-1 if move.frm < 0 else perm[move.frm], perm[move.to])
+
+
+def _inverse(perm) -> tuple[int, ...]:
+    inv = [0] * len(perm)
+    for a, b in enumerate(perm):
+        inv[b] = a
+    return tuple(inv)
+
+
+class Cache:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"{self.path}: cannot create its directory ({exc.strerror})") from None
+        try:
+            self.db = sqlite3.connect(str(self.path), timeout=30)
+            self._check_or_create()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"{self.path}: not a usable ataxx-solver cache ({exc}); "
+                             "choose another file with --cache, or remove this one") from None
+
+    def _check_or_create(self) -> None:
+        db = self.db
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            with db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                db.execute("CREATE TABLE solved (rules TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, "
+                           "value INTEGER, depth INTEGER, best TEXT, orthodox TEXT, "
+                           "PRIMARY KEY (rules, key, kind))")
+                db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("version", VERSION),
+                                                                  ("created", time.strftime("%Y-%m-%d %H:%M:%S"))])
+            return
+        meta = dict(db.execute("SELECT name, value FROM meta").fetchall()) if "meta" in tables else {}
+        if meta.get("format") != FORMAT or "solved" not in tables:
+            raise CacheError(f"{self.path}: an SQLite file, but not an ataxx-solver cache; "
+                             "choose another file with --cache")
+        if meta.get("version") != VERSION:
+            raise CacheError(f"{self.path}: cache version {meta.get('version')}, this program reads version "
+                             f"{VERSION}; clear it with `ataxx-solve cache clear`")
+        db.execute("PRAGMA journal_mode=WAL")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- reading and writing ------------------------------------------------------------------
+
+    def get_side(self, p: Position):
+        """(value for X, depth or None, preferred move name or None) of p, or None if not cached."""
+        key, perms = canonical(p)
+        row = self.db.execute("SELECT value, depth, best FROM solved WHERE rules=? AND key=? AND kind='side'",
+                              (p.rules.name, key)).fetchone()
+        if row is None:
+            return None
+        value, depth, best = row
+        move = None
+        if best is not None:
+            canon_move = parse_move_text(p.board, best)[0]
+            images = {_map(canon_move, _inverse(perm)) for perm in perms}
+            move = p.move_name(min(images, key=lambda m: move_order_key(p.board, m)))
+        return (value if p.turn == X else -value), depth, move
+
+    def get_orthodox(self, p: Position) -> str | None:
+        key, _ = canonical(p.replace(turn=X))
+        row = self.db.execute("SELECT orthodox FROM solved WHERE rules=? AND key=? AND kind='board'",
+                              (p.rules.name, key)).fetchone()
+        return row[0] if row else None
+
+    def put(self, rows: list[tuple]) -> None:
+        """Write rows made by :func:`side_row` / :func:`board_row` in one transaction."""
+        if not rows:
+            return
+        for attempt in range(20):
+            try:
+                with self.db:
+                    self.db.executemany("INSERT OR REPLACE INTO solved VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                return
+            except sqlite3.OperationalError as exc:  # locked by another writer: wait and retry
+                if "locked" not in str(exc) or attempt == 19:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    # -- for the user -------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        rows = self.db.execute("SELECT rules, kind, COUNT(*) FROM solved GROUP BY rules, kind ORDER BY rules, kind")
+        by = {}
+        for rules, kind, n in rows:
+            by.setdefault(rules, {})[kind] = n
+        size = sum(f.stat().st_size for f in self.path.parent.glob(self.path.name + "*") if f.is_file())
+        return {"path": str(self.path), "bytes": size, "positions": by,
+                "total": sum(sum(v.values()) for v in by.values())}
+
+    def clear(self) -> int:
+        with self.db:
+            n = self.db.execute("DELETE FROM solved").rowcount
+        self.db.execute("VACUUM")
+        return n
+
+
+def side_row(p: Position, value_x: int, depth: int | None, best: str | None) -> tuple:
+    key, perms = canonical(p)
+    canon_best = None
+    if best is not None:
+        move = parse_move_text(p.board, best)[0]
+        canon_best = p.move_name(_map(move, perms[0]))
+    return (p.rules.name, key, "side", value_x if p.turn == X else -value_x, depth, canon_best, None)
+
+
+def board_row(p: Position, orthodox: str) -> tuple:
+    key, _ = canonical(p.replace(turn=X))
+    return (p.rules.name, key, "board", None, None, None, orthodox)

@@ -1,0 +1,166 @@
+"""ataxx-solve batch and cache: results, the cache, resuming a killed run, bad input."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver.batch import Options, run_batch
+from solver.cache import Cache, CacheError
+from solver.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = sorted(str(p) for p in (ROOT / "positions").glob("*.txt") if "expect:" in p.read_text())
+FACTS = ("value", "depth", "best_move")
+
+
+def _lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _facts(rec):
+    out = {side: tuple(s[k] for k in FACTS) for side, s in rec["sides"].items()}
+    return out, rec.get("orthodox"), rec["line"]
+
+
+def test_position_files_with_expectations_pass_as_a_batch(tmp_path, capsys):
+    assert SUITES, "no position file with expect: headers"
+    status = main(["batch", *SUITES, "--jobs", "2", "--cache", str(tmp_path / "c.sqlite3")])
+    out, err = capsys.readouterr()
+    recs = _lines(out)
+    assert status == 0, err
+    assert all(r["ok"] and r["expect"]["ok"] for r in recs)
+    assert [r["line"] for r in recs if r["file"] == SUITES[0]] == sorted(r["line"] for r in recs
+                                                                         if r["file"] == SUITES[0])
+    assert f"{len(recs)} positions" in err and "0 failed" in err
+
+
+def test_batch_matches_single_solves_and_the_cache(tmp_path, capsys):
+    suite = str(ROOT / "positions" / "chen2002.txt")
+    assert main([suite, "--json"]) == 0
+    single = _lines(capsys.readouterr().out)
+    cache = str(tmp_path / "c.sqlite3")
+    assert main(["batch", suite, "--jobs", "1", "--cache", cache]) == 0
+    first = _lines(capsys.readouterr().out)
+    assert main(["batch", suite, "--jobs", "1", "--cache", cache]) == 0
+    second, err = capsys.readouterr()
+    second = _lines(second)
+    assert "5 from the cache" in err and all(r["engine"] == "cache" for r in second)
+    for s, a, b in zip(single, first, second):
+        want = ({side: (v["value"], v["depth"], v["best_move"]) for side, v in s["sides"].items()},
+                s["orthodox"], s["line"])
+        assert _facts(a) == want and _facts(b) == want
+
+
+def test_cache_maps_best_moves_through_symmetry(tmp_path):
+    from solver.formats import parse_position
+
+    cache = Cache(tmp_path / "c.sqlite3")
+    text = "to-move: x\nx..\n...\n..o\n"
+    f = tmp_path / "a.txt"
+    f.write_text(text)
+    run_batch([str(f)], Options(), cache=cache, stream=open(os.devnull, "w"))
+    # The mirror image (and its colour inversion) are answered from the cache with mirrored moves.
+    p = parse_position("to-move: x\n..x\n...\no..").position
+    value, depth, best = cache.get_side(p)
+    assert (value, depth) == (9, 13) and best == "b2"
+    q = parse_position("to-move: o\nx..\n.o.\n...\n").position
+    hit = cache.get_side(q)
+    assert hit is None or hit[0] < 0
+    cache.close()
+
+
+def test_bad_positions_are_skipped_and_counted(tmp_path, capsys):
+    f = tmp_path / "mixed.txt"
+    f.write_text("name: good\nx...o\n\nname: bad\nx..z\n\nname: wrong expectation\nexpect: x=5\nx...o\n")
+    status = main(["batch", str(f), "--no-cache", "--jobs", "1"])
+    out, err = capsys.readouterr()
+    recs = _lines(out)
+    assert status == 2  # two failures
+    assert [r["ok"] for r in recs] == [True, False, False]
+    assert "unknown character" in recs[1]["error"] or "z" in recs[1]["error"]
+    assert recs[2]["error"] == "expect x=5, solved -3"
+    assert f"{f}:5:" in err and "2 failed" in err
+
+
+def test_corrupt_and_foreign_caches_are_refused(tmp_path, capsys):
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(CacheError, match="not a usable ataxx-solver cache"):
+        Cache(junk)
+    foreign = tmp_path / "foreign.sqlite3"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE songs (title TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(CacheError, match="not an ataxx-solver cache"):
+        Cache(foreign)
+    f = tmp_path / "p.txt"
+    f.write_text("x...o\n")
+    assert main(["batch", str(f), "--cache", str(foreign)]) == 2
+    assert "not an ataxx-solver cache" in capsys.readouterr().err
+    assert main(["cache", "stats", "--cache", str(junk)]) == 2
+
+
+def test_cache_stats_and_clear(tmp_path, capsys):
+    cache = str(tmp_path / "c.sqlite3")
+    assert main(["batch", str(ROOT / "positions" / "chen2002.txt"), "--jobs", "1", "--cache", cache]) == 0
+    capsys.readouterr()
+    assert main(["cache", "stats", "--cache", cache, "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    # 10 sides to move, but x...o and 3 x 3 with O to move are colour inversions of X to move.
+    assert st["positions"]["classic"] == {"side": 8, "board": 5} and st["total"] == 13
+    assert main(["cache", "clear", "--cache", cache]) == 0
+    assert "cleared 13" in capsys.readouterr().out
+    assert main(["cache", "stats", "--cache", cache]) == 0
+    assert "results: 0" in capsys.readouterr().out
+
+
+def _slow_suite(path: Path, n: int) -> None:
+    """n distinct 3 x 3 boards (both sides to move), each a fraction of a second for the reference solver."""
+    from solver.board import Board
+    from solver.formats import write_grid
+    from solver.rules import Position
+
+    blocks = [0, 1 << 4, 1 << 1, 1 << 3, (1 << 1) | (1 << 7)]
+    out = []
+    for k in range(n):
+        board = Board(3, 3, blocks[k % len(blocks)])
+        free = [s for s in range(9) if not board.blocks >> s & 1]
+        x, o = 1 << free[k % 2], 1 << free[-1 - (k // 2) % 2]
+        out.append(f"name: slow {k}\n{write_grid(Position(board, x, o))}\n")
+    path.write_text("\n".join(out))
+
+
+def test_killed_run_resumes_without_losing_or_redoing_work(tmp_path):
+    suite = tmp_path / "slow.txt"
+    _slow_suite(suite, 10)
+    out = tmp_path / "out.jsonl"
+    cache = tmp_path / "c.sqlite3"
+    cmd = [sys.executable, "-m", "solver", "batch", str(suite), "--out", str(out), "--cache", str(cache),
+           "--jobs", "1", "--engine", "reference"]
+    env = dict(os.environ, ATAXX_NO_PROGRESS="1")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or out.read_text().count("\n") < 3):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = _lines(out.read_text())
+    assert 3 <= len(before) < 10, "the run finished before it could be killed; make the suite slower"
+    assert Cache(cache).stats()["total"] >= len(before)  # a valid database with what was solved
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(before)} already in" in r.stderr
+    after = _lines(out.read_text())
+    assert [rec["name"] for rec in after] == [f"slow {k}" for k in range(10)]
+    assert after[: len(before)] == before
+    # A second identical run redoes nothing.
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert "10 already in" in r.stderr and _lines(out.read_text()) == after
