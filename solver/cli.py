@@ -358,7 +358,87 @@ def cache_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+def verify_command(argv: list[str]) -> int:
+    from .verify import (BuiltinAsker, EngineAsker, Verifier, choices_from_file, html_report, run_verify,
+                         summarise, summary_table)
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve verify",
+        description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
+                    "game records), or the answers of the players given with --engine in every position of the file. "
+                    "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
+                    "(changes the outcome).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="position files")
+    p.add_argument("--engine", action="append", default=[], metavar="CMD",
+                   help="a player to audit: a UAI engine command, or builtin:random|greedy|buchheit|gataxx|alphabeta:D "
+                        "(repeat for several)")
+    p.add_argument("--go", default="depth 6", help="the UAI go arguments (default: 'depth 6')")
+    p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="how long a UAI engine may take per move before it counts as hung (default 10)")
+    p.add_argument("--solver", default="auto", choices=ENGINES, help="exact solver to use (default: auto)")
+    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
+                   help="rules for positions without a rules: header (default: classic)")
+    p.add_argument("--max-states", type=_positive_int, metavar="N", help="per position: the solver's budget")
+    p.add_argument("--max-memory", type=_size, metavar="SIZE", help="memory budget for the solver's tables")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="per position: positions not settled within this time are not checked")
+    p.add_argument("--seed", type=int, default=0, help="seed of the built-in players' random choices (default 0)")
+    p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    args = p.parse_args(argv)
+    askers = []
+    for spec in args.engine:
+        if spec.startswith("builtin:"):
+            try:
+                askers.append(BuiltinAsker(spec, args.seed))
+            except ValueError as exc:
+                p.error(f"argument --engine: {exc}")
+        else:
+            askers.append(EngineAsker(spec, args.go, args.move_timeout))
+    items = [item for f in args.files for item in read_file(f, "auto", parse_rules(args.rules))]
+    choices, errors = choices_from_file(items, ask=bool(askers))
+    for err in errors:
+        print(str(err), file=sys.stderr)
+    if not choices:
+        print("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)",
+              file=sys.stderr)
+        return EXIT_INPUT
+    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout)
+
+    def show(c):
+        if args.json:
+            print(json.dumps(c.to_json()), flush=True)
+        elif c.problem:
+            print(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}", flush=True)
+        elif c.verdict != "optimal":
+            print(f"{c.source}:{c.line}: {c.player}: {c.move} is {'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
+                  f" ({c.value:+d}; best {c.best_move} {c.best:+d}, loses {c.loss})", flush=True)
+
+    try:
+        checks = run_verify(choices, askers, verifier, on_check=show)
+    finally:
+        for a in askers:
+            a.close()
+    summaries = summarise(checks, players=[a.name for a in askers])
+    if args.json:
+        print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
+    else:
+        print()
+        print(summary_table(summaries))
+        if verifier.unsettled:
+            print(f"{verifier.unsettled} position(s) not settled within the budget: not checked")
+    if args.html:
+        try:
+            with open(args.html, "w", encoding="utf-8") as fh:
+                fh.write(html_report(checks, summaries, verifier, "Ataxx move audit: " + ", ".join(args.files)))
+        except OSError as exc:
+            print(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return EXIT_INPUT
+        print(f"wrote {args.html}", file=sys.stderr)
+    return EXIT_INPUT if errors else EXIT_OK
+
+
+COMMANDS = {"verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from .rules import CLASSIC, SIDES, O, X, Position, Rules, parse_rules
 
 FORMATS = ("auto", "grid", "colon", "fen")
 STARTPOS = "x5o/7/7/7/7/7/o5x x 0 1"
-HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves")
+HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
 
 
@@ -62,6 +62,7 @@ class Entry:
     expect: dict = field(default_factory=dict)
     move: str | None = None
     moves: list[str] | None = None
+    player: str | None = None  # who chose ``move`` or played the game (verify)
 
     @property
     def is_board(self) -> bool:
@@ -442,7 +443,8 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
         if moves is not None:
             raise _err("moves given both in a moves: header and after the FEN", source, header_lines["moves"])
         moves = headers["moves"].split()
-    return Entry(position, sides, source, first, headers.get("name"), expect, headers.get("move"), moves)
+    return Entry(position, sides, source, first, headers.get("name"), expect, headers.get("move"), moves,
+                 headers.get("player"))
 
 
 def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str], n: int) -> bool:

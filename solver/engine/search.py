@@ -46,6 +46,7 @@ INF_SCORE = np.int64(1 << 40)
 SYMMETRY_MAX_SQUARES = 25
 HORIZON_LIMIT = 64
 HORIZON_STEP = 2
+HORIZON_SPAN = 6
 CUT_SCORE = 65 * (1 << 20)  # a cut line scored beyond any real result (for finite proofs)
 NO_REPETITION = np.int64(1 << 30)
 MAX_PLY = 1200
@@ -434,9 +435,11 @@ class SearchOracle:
         repetition rule.
         """
         t = k * int(M) - int(HALF)
-        # Horizons from the fewest plies that can fill the board if only one side clones,
-        # upwards in small steps: each step costs a multiple of the last.
-        horizon = max(4, 2 * (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count())
+        # Horizons from the fewest plies that can fill the board if only one side clones: a few
+        # small steps (most answers come there), then doubling (each step costs a multiple of the
+        # last, and an answer that rests on play that never ends is settled by no horizon).
+        empty = (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count()
+        first = horizon = max(4, 2 * empty)
         while horizon <= self.horizon_limit:
             r = self._score(mine, theirs, counter, t - 1, t, horizon, -CUT_SCORE)
             if r >= t:
@@ -444,7 +447,7 @@ class SearchOracle:
             r = self._score(mine, theirs, counter, t - 1, t, horizon, CUT_SCORE)
             if r < t:
                 return False, r
-            horizon += HORIZON_STEP
+            horizon = horizon + HORIZON_STEP if horizon < first + HORIZON_SPAN else 2 * horizon
         r = self._score(mine, theirs, counter, t - 1, t)
         return r >= t, r
 
