@@ -27,6 +27,21 @@ used, and a node stores its result only if that ply is its own or below
 a counter the game is finite and acyclic (every jump or pass moves the
 counter on, every clone fills a square), so repetitions cannot happen.
 
+*Finite proofs first.* On large boards a question "is the value at least k?"
+is first put to the game cut after H plies, once with the cut scored as a loss
+for the mover (a yes there is a yes in the real game: the mover forces a
+finished game >= k within H plies) and once as a win (a no there is a no: the
+other side forces a finished game < k). Neither answer can be wrong, only
+missing; H starts at twice the empty squares, grows by 2 a few times, then
+doubles up to ``HORIZON_LIMIT``, and what is still open goes to the search with
+the repetition rule above. Results of a cut game are stored in the table with
+the plies left (``tt_r``) and reused only where they stay valid. A line is cut
+at once when it cannot end before the horizon (:func:`min_plies_to_end`).
+
+*Limits.* A line deeper than ``MAX_PLY`` plies (long jump wars on big boards)
+stops the search with a message instead of an answer; so do the node limit,
+the deadline and Ctrl-C.
+
 *Draws* have score 0 whatever their length; :class:`SearchOracle` finds a
 draw's length (or that it is infinite) separately, by a depth-first walk of the
 drawing moves.
