@@ -70,9 +70,9 @@ def test_cache_maps_best_moves_through_symmetry(tmp_path):
     p = parse_position("to-move: x\n..x\n...\no..").position
     value, depth, best = cache.get_side(p)
     assert (value, depth) == (9, 13) and best == "b2"
-    q = parse_position("to-move: o\nx..\n.o.\n...\n").position
-    hit = cache.get_side(q)
-    assert hit is None or hit[0] < 0
+    q = parse_position("to-move: o\no..\n...\n..x").position  # the colour inversion
+    assert cache.get_side(q) == (-9, 13, "b2")
+    assert cache.get_side(parse_position("to-move: o\nx..\n.o.\n...").position) is None
     cache.close()
 
 
