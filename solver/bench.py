@@ -159,7 +159,7 @@ def row_json(row: Row) -> dict:
 
 def table(rows: list[Row]) -> str:
     head = ("case", "engine", "positions", "seconds", "positions/s", "peak memory", "")
-    body = [(r.case, r.engine, f"{r.positions:,}", f"{r.seconds:.2f}", f"{r.rate:,.0f}",
+    body = [(r.case, r.engine, f"{r.positions:,}", f"{r.seconds:.2f}", f"{r.rate:,.0f}" if r.positions else "-",
              f"{r.peak_bytes / (1 << 20):,.0f} MiB", r.note) for r in rows]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
