@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .analysis import Analyzer, Evaluation
+from .analysis import Analyzer, Evaluation, outcome_class
 from .cache import Cache, board_row, side_row
 from .formats import Entry, PositionFormatError, read_file, write_fen
 from .limits import LimitError
@@ -58,8 +58,6 @@ def _base(entry: Entry) -> dict:
 def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None) -> dict:
     if entry.is_board:
         a, b = by_side["x"], by_side["o"]
-        from .analysis import outcome_class
-
         rec["stops"] = {"x": a, "o": b}
         rec["outcome_class"] = outcome_class(a, b)
         rec["orthodox"] = orthodox

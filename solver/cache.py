@@ -19,7 +19,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .board import squares_of
 from .rules import Move, Position, X, move_order_key, parse_move_text
 
 FORMAT = "ataxx-solver-cache"
@@ -36,24 +35,11 @@ def default_cache_path() -> Path:
 
 
 def canonical(p: Position) -> tuple[str, list[tuple[int, ...]]]:
-    """(key text, the symmetries that map p onto its canonical form)."""
+    """(key text, the symmetries that map p onto its canonical form): the board's shape and
+    blocks, :meth:`Position.canonical_form`'s cells, the counter."""
+    cells, perms = p.canonical_form()
     board = p.board
-    mine, theirs = (p.x, p.o) if p.turn == X else (p.o, p.x)
-    best, perms = None, []
-    for perm in board.symmetries:
-        cells = ["."] * board.size
-        for sq in squares_of(mine):
-            cells[perm[sq]] = "m"
-        for sq in squares_of(theirs):
-            cells[perm[sq]] = "t"
-        for sq in squares_of(board.blocks):
-            cells[perm[sq]] = "#"
-        t = "".join(cells)
-        if best is None or t < best:
-            best, perms = t, [perm]
-        elif t == best:
-            perms.append(perm)
-    return f"{board.rows}x{board.cols}:{best}:{p.counter}", perms
+    return f"{board.rows}x{board.cols}:{board.blocks}:{''.join(map(str, cells))}:{p.counter}", perms
 
 
 def _map(move: Move, perm) -> Move:

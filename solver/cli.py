@@ -59,6 +59,19 @@ def _nonnegative_int(text: str) -> int:
     return _positive_int(text)
 
 
+def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine") -> None:
+    """The options every solving command shares: rules, which solver, and the limits per position."""
+    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
+                   help="rules for positions without a rules: header (default: classic)")
+    p.add_argument(engine_flag, default="auto", choices=ENGINES,
+                   help="exact solver to use (default: auto)")
+    p.add_argument("--max-states", type=_positive_int, metavar="N",
+                   help="stop a position cleanly when more than N positions would be solved (or nodes searched)")
+    p.add_argument("--max-memory", type=_size, metavar="SIZE",
+                   help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
+
+
 def solve_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ataxx-solve",
@@ -69,17 +82,10 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
-    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
-                   help="rules for positions without a rules: header (default: classic)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
-    p.add_argument("--engine", default="auto", choices=ENGINES, help="solver to use (default: auto)")
-    p.add_argument("--max-states", type=_positive_int, metavar="N",
-                   help="stop a position cleanly when more than N positions would be solved (or nodes searched)")
-    p.add_argument("--max-memory", type=_size, metavar="SIZE",
-                   help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
-    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
+    add_solver_options(p)
     p.add_argument("--orth-depth", type=_nonnegative_int, default=DEFAULT_ORTH_DEPTH, metavar="N",
                    help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH})")
     p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
@@ -258,15 +264,6 @@ def _open_cache(args):
     return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
 
 
-def _add_limits(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", default="auto", choices=ENGINES, help="solver to use (default: auto)")
-    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
-                   help="rules for positions without a rules: header (default: classic)")
-    p.add_argument("--max-states", type=_positive_int, metavar="N", help="per position: positions solved or nodes searched")
-    p.add_argument("--max-memory", type=_size, metavar="SIZE", help="per worker: memory budget for the tables, e.g. 2G")
-    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="per position: stop it after this long")
-
-
 def batch_command(argv: list[str]) -> int:
     from .batch import Options, run_batch
     from .engine.runtime import show_progress
@@ -283,7 +280,7 @@ def batch_command(argv: list[str]) -> int:
     p.add_argument("--out", metavar="FILE", help="write the results here (resumable) instead of standard output")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    _add_limits(p)
+    add_solver_options(p)
     args = p.parse_args(argv)
     for f in args.files:
         if not os.path.isfile(f):
@@ -375,13 +372,7 @@ def verify_command(argv: list[str]) -> int:
     p.add_argument("--go", default="depth 6", help="the UAI go arguments (default: 'depth 6')")
     p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long a UAI engine may take per move before it counts as hung (default 10)")
-    p.add_argument("--solver", default="auto", choices=ENGINES, help="exact solver to use (default: auto)")
-    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
-                   help="rules for positions without a rules: header (default: classic)")
-    p.add_argument("--max-states", type=_positive_int, metavar="N", help="per position: the solver's budget")
-    p.add_argument("--max-memory", type=_size, metavar="SIZE", help="memory budget for the solver's tables")
-    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                   help="per position: positions not settled within this time are not checked")
+    add_solver_options(p, "--solver")  # --engine names the players here
     p.add_argument("--seed", type=int, default=0, help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

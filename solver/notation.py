@@ -49,6 +49,11 @@ def simplest_between(a: int, b: int) -> Fraction:
     return Fraction(a + 1) if a >= 0 else Fraction(b - 1)
 
 
+def signed(v: int) -> str:
+    """A score with its sign: +3, 0, -3."""
+    return f"+{v}" if v > 0 else str(v)
+
+
 def number_name(x: Fraction) -> str:
     x = Fraction(x)
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"

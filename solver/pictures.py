@@ -10,13 +10,10 @@ from xml.sax.saxutils import escape
 
 from .analysis import Analyzer
 from .formats import grid_rows
+from .notation import signed
 from .rules import X, Position, side_name
 
 DEFAULT_TREE_DEPTH = 2
-
-
-def _signed(v: int) -> str:
-    return f"+{v}" if v > 0 else str(v)
 
 
 def _dot_quote(text: str) -> str:
@@ -43,9 +40,9 @@ def game_tree_dot(analyzer: Analyzer, root: Position, depth: int = DEFAULT_TREE_
         ev = analyzer.evaluate(p)
         rows = grid_rows(p.board, p.x, p.o)
         if p.is_over():
-            caption = f"game over: {_signed(ev.value)}"
+            caption = f"game over: {signed(ev.value)}"
         else:
-            caption = f"{side_name(p.turn)} to move: {_signed(ev.value)}"
+            caption = f"{side_name(p.turn)} to move: {signed(ev.value)}"
         label = "\\l".join(rows) + "\\l" + caption.replace('"', "")
         shape = "box, peripheries=2" if p.is_over() else "box"
         nodes.append(f'  {name} [shape={shape}, fontname="monospace", label="{label}\\l"];')
@@ -112,8 +109,8 @@ def board_svg(analyzer: Analyzer, p: Position) -> str:
     width = 2 * MARGIN + board.cols * CELL
     height = 2 * MARGIN + board.rows * CELL + 24
     ev = analyzer.evaluate(p)
-    title = (f"game over: {_signed(ev.value)}" if p.is_over()
-             else f"{side_name(p.turn)} to move, value {_signed(ev.value)}")
+    title = (f"game over: {signed(ev.value)}" if p.is_over()
+             else f"{side_name(p.turn)} to move, value {signed(ev.value)}")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f"<title>{escape(title)}</title>",
@@ -139,7 +136,7 @@ def board_svg(analyzer: Analyzer, p: Position) -> str:
                        'stroke="#202020" stroke-width="2"/>')
         elif sq in values:
             out.append(f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="14">'
-                       f"{_signed(values[sq])}</text>")
+                       f"{signed(values[sq])}</text>")
     for f in range(board.cols):
         x = MARGIN + f * CELL + CELL // 2
         label = board.square_name(board.square(f, 0)).rstrip("0123456789")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Line, MoveInfo, outcome_class
 from .formats import Entry, write_fen, write_grid
-from .notation import Game, game_name, game_to_json
+from .notation import Game, game_name, game_to_json, signed
 from .rules import X, Position, side_name
 
 
@@ -113,10 +113,6 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
 
 # -- text -----------------------------------------------------------------------------------------
 
-def _signed(v: int) -> str:
-    return f"+{v}" if v > 0 else str(v)
-
-
 def _depth_text(depth: int | None) -> str:
     return "infinite" if depth is None else str(depth)
 
@@ -126,7 +122,7 @@ def line_text(line: Line) -> str:
     if line.repeated:
         return f"{names} (repeats: play goes on forever)"
     end = line.end.result()
-    return f"{names} (ends {_signed(end)})" if line.moves else names
+    return f"{names} (ends {signed(end)})" if line.moves else names
 
 
 def move_table_text(side: SideResult) -> list[str]:
@@ -134,9 +130,9 @@ def move_table_text(side: SideResult) -> list[str]:
     width = max((len(m.name) for m in side.moves), default=4)
     for m in side.moves:
         mark = "*" if m.preferred else "=" if m.optimal else " "
-        note = f"  stops {_signed(m.stops[0])}/{_signed(m.stops[1])}" if m.stops else ""
+        note = f"  stops {signed(m.stops[0])}/{signed(m.stops[1])}" if m.stops else ""
         note += " dominated" if m.dominated else ""
-        rows.append(f"    {mark} {m.name:<{width}}  {_signed(m.value):>4}  {m.describe():<24} "
+        rows.append(f"    {mark} {m.name:<{width}}  {signed(m.value):>4}  {m.describe():<24} "
                     f"depth {_depth_text(m.depth)}{note}")
     return rows
 
@@ -149,7 +145,7 @@ def report_text(report: Report, show_moves: bool = False) -> str:
     out.append(f"rules: {e.position.rules.name}{counter}")
     for s in report.sides:
         ev = s.evaluation
-        out.append(f"{side_name(s.side)} to move: {ev.describe()} (value {_signed(ev.value)}), "
+        out.append(f"{side_name(s.side)} to move: {ev.describe()} (value {signed(ev.value)}), "
                    f"depth {_depth_text(ev.depth)}")
         if s.best is not None:
             others = [m.name for m in s.optimal if not m.preferred]
@@ -164,7 +160,7 @@ def report_text(report: Report, show_moves: bool = False) -> str:
     if report.board is not None:
         a, b = report.board.stops
         out.append(f"outcome class: {OUTCOME_CLASSES[report.board.outcome_class]} "
-                   f"(X first: {_signed(a)}, O first: {_signed(b)})")
+                   f"(X first: {signed(a)}, O first: {signed(b)})")
         out.append(f"orthodox summary: {game_name(report.board.orthodox)}")
     for f in report.expect_failures:
         out.append(f"EXPECT FAILED: {f}")

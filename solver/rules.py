@@ -356,16 +356,15 @@ class Position:
         """Colour inversion: X and O swapped, and the side to move with them (value changes sign)."""
         return self.replace(x=self.o, o=self.x, turn=other(self.turn))
 
-    def key(self) -> tuple:
-        """Canonical form under the board's symmetries and colour inversion.
+    def canonical_form(self) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+        """(the least cell tuple over the board's symmetries, the symmetries that give it).
 
         Cells are read from the mover's side (1 mover, 2 opponent, 0 empty), so a
-        position and its colour inversion share a key; the key is the least cell
-        tuple over the symmetries, with the counter.
+        position and its colour inversion share a form.
         """
         mine, theirs = (self.x, self.o) if self.turn == X else (self.o, self.x)
         n = self.board.size
-        best = None
+        best, perms = None, []
         for perm in self.board.symmetries:
             cells = [0] * n
             for sq in range(n):
@@ -375,5 +374,11 @@ class Position:
                     cells[perm[sq]] = 2
             t = tuple(cells)
             if best is None or t < best:
-                best = t
-        return best, self.counter
+                best, perms = t, [perm]
+            elif t == best:
+                perms.append(perm)
+        return best, perms
+
+    def key(self) -> tuple:
+        """Canonical form under the board's symmetries and colour inversion, with the counter."""
+        return self.canonical_form()[0], self.counter

@@ -26,9 +26,6 @@ from .formats import Entry, PositionFormatError, write_fen
 from .limits import LimitError
 from .rules import IllegalMoveError, InvalidMoveError, Position, X, side_name
 
-VERDICTS = ("optimal", "inaccuracy", "blunder")
-
-
 @dataclass
 class Check:
     player: str

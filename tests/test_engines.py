@@ -83,33 +83,28 @@ def test_retro_matches_reference_on_every_reachable_position(rules):
         assert cyclic >= 1  # some draws by infinite play among them
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
-def test_search_matches_reference_on_roots_and_their_moves(rules):
+def _compare_search(positions, rules, **options) -> int:
+    """Search against the reference on each position and its children; how many were compared."""
     compared = 0
-    for p in roots(40, rules, 250):
+    for p in positions:
         ref = ReferenceSolution([p], max_states=100_000)
-        search = SearchOracle(p.board, rules, tt_bits=14)
-        wanted = [p] + [p._apply(m) for m in p.legal_moves()]
-        for q in wanted:
+        search = SearchOracle(p.board, rules, tt_bits=14, **options)
+        for q in [p] + [p._apply(m) for m in p.legal_moves()]:
             i = ref.find(q)
             assert search.lookup(q) == (ref.value[i], ref.depth[i]), q
             compared += 1
-    assert compared > 500
+    return compared
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+def test_search_matches_reference_on_roots_and_their_moves(rules):
+    assert _compare_search(roots(40, rules, 250), rules) > 500
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_search_with_finite_proofs_matches_reference(rules):
     """The horizon proofs that large boards use first, forced on small ones."""
-    compared = 0
-    for p in roots(50, rules, 80):
-        ref = ReferenceSolution([p], max_states=100_000)
-        search = SearchOracle(p.board, rules, tt_bits=14, horizon_limit=64)
-        wanted = [p] + [p._apply(m) for m in p.legal_moves()]
-        for q in wanted:
-            i = ref.find(q)
-            assert search.lookup(q) == (ref.value[i], ref.depth[i]), q
-            compared += 1
-    assert compared > 150
+    assert _compare_search(roots(50, rules, 80), rules, horizon_limit=64) > 150
 
 
 @pytest.mark.parametrize("engine", ["retro", "search"])
