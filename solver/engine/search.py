@@ -1,74 +1,143 @@
-"""The search engine, compiled: exact alpha-beta for positions too large to enumerate.
+"""The search engine, compiled: null-window tests that prove bounds, for positions too large to enumerate.
 
-How it stays exact
-------------------
-*Scores.* A position's score for the mover is ``u * M - d`` when the mover wins
-by u > 0 in d plies, ``u * M + d`` when it loses by -u, and 0 for a draw
-(M = 2**20). Maximising this score prefers the larger value, then the shorter
-win or the longer loss: the preferences of SPEC section 4. A child's score s
-becomes ``h(-s)`` for the parent, with h(w) = w - 1 for w > 0 and w + 1 for
-w < 0 (one more ply), so search windows translate exactly (:func:`_widen`).
+Everything here answers one question, "is the mover's score at least s?" (a
+*test*), by a fail-soft alpha-beta search in the null window (s - 1, s). The
+answer is a proof: a *lower bound* when yes, an *upper bound* when no. Values,
+outcomes, intervals and depths are sequences of tests (:class:`SearchOracle`).
 
-*Loops.* Under ``classic`` play may go on forever and is worth 0. The search
-scores a position that repeats one already on the current line (from the root)
-as 0. That truncated game has the same value as the real one: the side that
-can force a result never needs to repeat a position (its attractor strategy
-makes progress on every move), and the side that holds the other one off only
-gains from a repetition that scores 0 when it is defending a bound <= 0.
-Positions are compared by canonical key (symmetry and colour inversion), which
-preserves this argument since equal keys have equal values.
+Scores
+------
+A position's score for the mover is ``u * M - d`` when the mover wins by u > 0
+in d plies, ``u * M + d`` when it loses by -u, and 0 for a draw (M = 2**20).
+Maximising it prefers the larger value, then the shorter win or the longer loss
+(SPEC section 4). A child's score w becomes ``h(-w)`` for the parent, with
+h(x) = x - 1 for x > 0 and x + 1 for x < 0, so windows translate exactly
+(:func:`_widen`). A test "is the value at least k?" puts s = k * M - M/2 (the
+boundary between two values); a test inside a value's band asks about depth.
+No threshold is ever 0, so every node of a test asks a yes/no question.
 
-*The transposition table* holds bounds on the true score, valid wherever the
-position occurs. A result that used a repetition with a position above the
-current node (on the path from the root) depends on that path, so it is not
-stored: each call returns, with its score, the lowest ply of a repetition it
-used, and a node stores its result only if that ply is its own or below
-(a repetition of the node itself is part of its own game). Under rule sets with
-a counter the game is finite and acyclic (every jump or pass moves the
-counter on, every clone fills a square), so repetitions cannot happen.
+Loops (classic and uai): the repetition rule
+--------------------------------------------
+Under ``classic`` play may go on forever and is worth 0. The search scores a
+position that repeats one on the current line (compared by canonical key) as
+0. In a test this is exact. Call P the side for which 0 is *not* enough (it
+needs a finished game better than 0 for it at the threshold) and F the other
+side, for which 0 is enough. (1) If P can reach its threshold, it has an
+attractor strategy that lowers its rank on every move, so it never repeats a
+position: the same proof works under the rule. (2) If P cannot, F has a
+strategy that keeps P from its threshold forever; under the rule, every line
+that follows it ends in a finished game F is content with, or in a repetition,
+which scores 0 and so also contents F. Repetitions of colour-inverted keys are
+covered as well: equal keys have equal values for their movers.
 
-*Finite proofs first.* On large boards a question "is the value at least k?"
-is first put to the game cut after H plies, once with the cut scored as a loss
-for the mover (a yes there is a yes in the real game: the mover forces a
-finished game >= k within H plies) and once as a win (a no there is a no: the
-other side forces a finished game < k). Neither answer can be wrong, only
-missing; H starts at twice the empty squares, grows by 2 a few times, then
-doubles up to ``HORIZON_LIMIT``, and what is still open goes to the search with
-the repetition rule above. Results of a cut game are stored in the table with
-the plies left (``tt_r``) and reused only where they stay valid. A line is cut
-at once when it cannot end before the horizon (:func:`min_plies_to_end`).
+Under ``uai`` the halfmove clock ends the game at 100 with a draw (0), and the
+same rule is exact on boards (clock ignored in the comparison). The *clock
+fact* (SPEC section 4.1): if a side can force at least v > 0 at clock c, it can
+at every lower clock, with the same plays (its strategy never reaches the
+limit, which would give 0, so a lower clock changes no line); if it can force
+at least v <= 0 at clock c, it can at every higher clock (a line cut earlier by
+the limit ends in 0 >= v). So P's proofs hold at lower clocks and F's at higher
+ones. (1) P's strategy need not repeat a board: let W(B) be the highest clock at
+which P still reaches its threshold from board B; playing from B the move that
+works at clock W(B) leads, by a jump or a pass, to a board B' with W(B') >=
+W(B) + 1, so W grows strictly along a run of jumps and passes and no board
+repeats (a clone changes the number of empty squares). (2) A repetition at
+clock c' > c of a board where F holds at clock c: F holds at c' too.
 
-*Limits.* A line deeper than ``MAX_PLY`` plies (long jump wars on big boards)
-stops the search with a message instead of an answer; so do the node limit,
-the deadline and Ctrl-C.
+Under ``cs61b`` and ``jump3`` the counter ends the game with the pieces counted,
+so neither a repetition nor a clock fact says anything; the counter is part of
+every key and the game is finite (see the README's rules section). There the
+search uses no repetition rule (none can occur: every jump or pass moves the
+counter on, every clone fills a square).
 
-*Draws* have score 0 whatever their length; :class:`SearchOracle` finds a
-draw's length (or that it is infinite) separately, by a depth-first walk of the
-drawing moves.
+Which results may be stored (graph history)
+-------------------------------------------
+P's successes never rest on a repetition (a repetition is a success for F).
+An F success may rest on repetitions of positions above it on the current line.
+Each call returns, with its score, the lowest ply of a repetition its result
+rests on (``dep``). A result that rests on nothing above the node is a fact and
+goes to the transposition table. One that rests on an ancestor A is kept on a
+*pending* stack: when A's own result is known, A's F success validates it (the
+positions F claimed, A included, form a set F never has to leave, so P cannot
+reach its threshold from any of them), and it is stored, or rests on what A
+rested on; a P success at A discards it (it assumed F held at A). A repetition
+scores exactly the window's boundary on F's side (the yes/no answer, nothing
+more), so every stored bound is a proved bound.
+
+Finite proofs with a horizon
+----------------------------
+On large boards a test first looks for short proofs: the game cut after H
+plies, the cut scored as a loss for P (a P success there is a P success in the
+real game) and then as a win for P (an F success there is real). Results that
+hold only for the cut game are stored with the plies left and the cut's kind,
+and are reused only where they stay valid: when the cut is a loss for a node's
+mover, more plies can only raise its score, so a lower bound found with r plies
+left holds with more, an upper bound with fewer (the other way round when the
+cut is a win). A line is cut at once when it cannot end before the horizon
+(:func:`kernels.min_plies_to_end`).
+
+The transposition table
+-----------------------
+Buckets of four 32-byte entries (two cache lines). An entry holds the canonical
+key (mover's pieces, other pieces, counter), the proved lower and upper bounds
+on the mover's score, one bound that holds only for a cut game (value, plies
+left, kind), the best move, and the log2 of the nodes its search took. A store
+replaces the entry with the same key, else an empty one, else the cheapest. On
+probing, entries of the same board at other clocks are used under ``uai`` as
+the clock fact allows.
+
+Limits
+------
+There is no ply limit: the stack grows as needed (up to the memory budget).
+A test stops, without an answer, at the node limit, on abort (deadline or
+Ctrl-C), or when the stack outgrows its budget; whatever it stored stays valid.
 
 Kernels take and return plain arrays and integers.
 """
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
-from .bits import popcount
-from .kernels import canonical, game_status, gen_moves, key_hash, map_move, min_plies_to_end, next_counter, play
+from .bits import popcount, prefetch
+from .kernels import (canonical, game_status, gen_moves, gen_moves_at, key_hash, map_move, map_move_by,
+                      min_plies_to_end, next_counter, play)
 
 M = np.int64(1 << 20)
 HALF = M // 2
-INF_SCORE = np.int64(1 << 40)
+INF_SCORE = np.int64(1 << 30)
+CUT_SCORE = np.int64(65 * (1 << 20))  # a cut line scored beyond any real result (finite proofs)
+NONE = np.int64(1 << 40)              # "no repetition": the result rests on nothing above
 SYMMETRY_MAX_SQUARES = 25
-HORIZON_LIMIT = 64
-HORIZON_STEP = 2
-HORIZON_SPAN = 6
-CUT_SCORE = 65 * (1 << 20)  # a cut line scored beyond any real result (for finite proofs)
-NO_REPETITION = np.int64(1 << 30)
-MAX_PLY = 1200
-MAX_MOVES = 64 * 25
+MAX_MOVES = 64 * 21
+ENTRY_WORDS = 4
+BUCKET = 4
 
-# stats: nodes, deepest ply, node limit, stop reason (1 abort/time, 2 node limit, 3 too deep)
-STOP_ABORT, STOP_NODES, STOP_DEPTH = 1, 2, 3
+# stats slots
+S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP, S_PROBES, S_HITS, S_TTCUTS, S_CUTS, S_FIRSTCUTS, S_STORES, \
+    S_PENDING, S_VALIDATED, S_DISCARDED, S_REPS, S_ETC, S_VISITS, S_CHITS, S_TERMINAL, S_HCUTS, S_GENERATED, \
+    S_SEARCHED = range(21)
+NSTATS = 24
+# stop reasons
+STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
+
+# frame columns
+F_C, F_AL, F_BE, F_BEST, F_BESTMV, F_DEP, F_I, F_N, F_MOFF, F_SYM, F_EMP, F_PST, F_NODES, F_LEFT, F_CUTW, \
+    F_VISIT = range(16)
+NF = 16
+
+# packed fields of an entry's fourth word
+_MOVE_BITS = 13
+_CNT_SHIFT = 13
+_HV_SHIFT = 21
+_HR_SHIFT = 49
+_HLOW_BIT = 57
+_HWIN_BIT = 58
+_WORK_SHIFT = 59  # 4 bits
+_VALID_BIT = 63
+_HV_MASK = (1 << 28) - 1
 
 
 @njit(cache=True)
@@ -91,260 +160,613 @@ def _parent_score(w):
     return w
 
 
+# -- the transposition table ----------------------------------------------------------------------
+
 @njit(cache=True)
-def _order_moves(mine, theirs, n, moves, order, ply, tt_move, adj, history):
-    """Keys for move ordering: the table's move, then clones and jumps by what they take and keep."""
-    for i in range(n):
-        code = moves[ply, i]
-        if code == tt_move:
-            key = np.int64(1 << 40)
-        elif code < 0:
-            key = np.int64(0)
-        else:
-            to = code & 63
-            caps = np.int64(popcount(adj[to] & theirs))
-            friends = np.int64(popcount(adj[to] & mine))
-            frm = (code >> 6) - 1
-            if frm < 0:
-                key = 3000 + 400 * caps + 10 * friends
-            else:
-                exposed = np.int64(popcount(adj[frm] & mine))
-                key = 400 * caps + 10 * friends - 120 * exposed
-            key = key * 65536 + min(history[code & 4095], np.int64(65535))
-        order[ply, i] = key
+def _pack_lohi(lo, hi):
+    return (np.uint64(lo) & np.uint64(0xFFFFFFFF)) | (np.uint64(hi) << np.uint64(32))
 
 
 @njit(cache=True)
-def _pick(moves, order, ply, i, n):
-    """Bring the best remaining move to place i and return it."""
+def _unpack_lo(w):
+    return np.int64(np.int32(w & np.uint64(0xFFFFFFFF)))
+
+
+@njit(cache=True)
+def _unpack_hi(w):
+    return np.int64(np.int32(w >> np.uint64(32)))
+
+
+@njit(cache=True)
+def _w3(move, counter, hval, hr, hlow, hwin, work):
+    w = np.uint64(move + 2) & np.uint64((1 << _MOVE_BITS) - 1)
+    w |= (np.uint64(counter) & np.uint64(255)) << np.uint64(_CNT_SHIFT)
+    w |= (np.uint64(hval) & np.uint64(_HV_MASK)) << np.uint64(_HV_SHIFT)
+    w |= (np.uint64(hr) & np.uint64(255)) << np.uint64(_HR_SHIFT)
+    w |= np.uint64(hlow) << np.uint64(_HLOW_BIT)
+    w |= np.uint64(hwin) << np.uint64(_HWIN_BIT)
+    w |= (np.uint64(min(work, 15)) & np.uint64(15)) << np.uint64(_WORK_SHIFT)
+    w |= np.uint64(1) << np.uint64(_VALID_BIT)
+    return w
+
+
+@njit(cache=True)
+def _w3_move(w):
+    return np.int64(w & np.uint64((1 << _MOVE_BITS) - 1)) - 2
+
+
+@njit(cache=True)
+def _w3_counter(w):
+    return np.int64((w >> np.uint64(_CNT_SHIFT)) & np.uint64(255))
+
+
+@njit(cache=True)
+def _w3_hval(w):
+    v = np.int64((w >> np.uint64(_HV_SHIFT)) & np.uint64(_HV_MASK))
+    if v >= (1 << 27):
+        v -= 1 << 28
+    return v
+
+
+@njit(cache=True)
+def _w3_hr(w):
+    return np.int64((w >> np.uint64(_HR_SHIFT)) & np.uint64(255))
+
+
+@njit(cache=True)
+def _w3_flag(w, bit):
+    return np.int64((w >> np.uint64(bit)) & np.uint64(1))
+
+
+@njit(cache=True)
+def _w3_work(w):
+    return np.int64((w >> np.uint64(_WORK_SHIFT)) & np.uint64(15))
+
+
+@njit(cache=True)
+def _bucket(cm, ct, nbuckets_mask):
+    return np.int64(key_hash(cm, ct, np.int64(0)) & np.uint64(nbuckets_mask)) * BUCKET
+
+
+@njit(cache=True)
+def _clock_lower_ok(lo, c_entry, c):
+    """The clock fact: a lower bound proved at clock c_entry holds at clock c."""
+    if lo > 0:
+        return c <= c_entry
+    return c >= c_entry
+
+
+@njit(cache=True)
+def _clock_upper_ok(hi, c_entry, c):
+    if hi < 0:
+        return c <= c_entry
+    return c >= c_entry
+
+
+@njit(cache=True)
+def tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
+    """Bounds on the mover's score from the table: out = [lo, hi, move, found].
+
+    ``clock_kind``: 0 the counter must match (or there is none), 1 the uai clock fact.
+    ``left``/``cutw``: plies left and how the cut scores for the mover (0 no horizon,
+    1 a win, 2 a loss) for the bounds that hold only in a cut game.
+    """
+    lo = -INF_SCORE
+    hi = INF_SCORE
+    move = np.int64(-2)
+    found = 0
+    for k in range(BUCKET):
+        e = base + k
+        w3 = tt[e, 3]
+        if w3 == 0 or tt[e, 0] != cm or tt[e, 1] != ct:
+            continue
+        ce = _w3_counter(w3)
+        elo = _unpack_lo(tt[e, 2])
+        ehi = _unpack_hi(tt[e, 2])
+        same = ce == c
+        if same or clock_kind == 1:
+            if same or _clock_lower_ok(elo, ce, c):
+                lo = max(lo, elo)
+            if same or _clock_upper_ok(ehi, ce, c):
+                hi = min(hi, ehi)
+        if not same:
+            continue
+        found = 1
+        mv = _w3_move(w3)
+        if mv != -2:
+            move = mv
+        hr = _w3_hr(w3)
+        if hr > 0 and cutw != 0:
+            hwin = _w3_flag(w3, _HWIN_BIT) + 1  # 1 win, 2 loss... stored as 0 = win, 1 = loss
+            if hwin == cutw:
+                hv = _w3_hval(w3)
+                hlow = _w3_flag(w3, _HLOW_BIT)
+                # cut a loss for the mover: more plies left only help it
+                if cutw == 2:
+                    if hlow == 1 and left >= hr:
+                        lo = max(lo, hv)
+                    elif hlow == 0 and left <= hr:
+                        hi = min(hi, hv)
+                else:
+                    if hlow == 1 and left <= hr:
+                        lo = max(lo, hv)
+                    elif hlow == 0 and left >= hr:
+                        hi = min(hi, hv)
+    out[0] = lo
+    out[1] = hi
+    out[2] = move
+    out[3] = found
+
+
+@njit(cache=True)
+def tt_store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
+    """Store proved bounds (lo/hi; -INF/INF for none) and optionally one cut-game bound
+    (hr > 0) for (cm, ct, c). Merges with an entry of the same key."""
+    same = -1
+    empty = -1
+    cheap = -1
+    cwork = np.int64(99)
+    for k in range(BUCKET):
+        e = base + k
+        w3 = tt[e, 3]
+        if w3 == 0:
+            if empty < 0:
+                empty = e
+            continue
+        if tt[e, 0] == cm and tt[e, 1] == ct and _w3_counter(w3) == c:
+            same = e
+            break
+        wk = _w3_work(w3)
+        if wk < cwork:
+            cheap = e
+            cwork = wk
+    victim = same if same >= 0 else (empty if empty >= 0 else cheap)
+    if same >= 0:
+        w3 = tt[same, 3]
+        lo = max(lo, _unpack_lo(tt[same, 2]))
+        hi = min(hi, _unpack_hi(tt[same, 2]))
+        if hr == 0 and _w3_hr(w3) > 0:  # keep the old cut-game bound
+            hval = _w3_hval(w3)
+            hr = _w3_hr(w3)
+            hlow = _w3_flag(w3, _HLOW_BIT)
+            hwin = _w3_flag(w3, _HWIN_BIT)
+        if move == -2:
+            move = _w3_move(w3)
+        work = max(work, _w3_work(w3))
+    if lo > hi:  # cannot happen with proved bounds; keep the table consistent anyway
+        hi = lo
+    tt[victim, 0] = cm
+    tt[victim, 1] = ct
+    tt[victim, 2] = _pack_lohi(lo, hi)
+    tt[victim, 3] = _w3(move, c, hval, hr, hlow, hwin, work)
+
+
+# -- the conditional table: results that rest on a position still on the current line ------------
+#
+# ck[e] = (mine, theirs); ci[e] = (counter, value, lower?, plies left (0: proved), cut a win?, dep ply,
+# visit id of the position at the dep ply, move, work, own visit id). own visit id 0: a free row.
+C_CNT, C_VAL, C_LOW, C_HR, C_HWIN, C_DEP, C_DVISIT, C_MOVE, C_WORK, C_OWN = range(10)
+NC = 10
+C_PROBES = 8
+
+
+@njit(cache=True)
+def _c_alive(ci, e, fr, ply):
+    d = ci[e, C_DEP]
+    return ci[e, C_OWN] != 0 and d < ply and fr[d, F_VISIT] == ci[e, C_DVISIT]
+
+
+@njit(cache=True)
+def _c_mark(cflt, cm, ct, c):
+    h = key_hash(cm, ct, np.int64(c))
+    cflt[np.int64((h >> np.uint64(40)) & np.uint64(cflt.shape[0] - 1))] |= np.uint64(1) << (h & np.uint64(63))
+
+
+@njit(cache=True)
+def _c_marked(cflt, cm, ct, c):
+    h = key_hash(cm, ct, np.int64(c))
+    return (cflt[np.int64((h >> np.uint64(40)) & np.uint64(cflt.shape[0] - 1))] >> (h & np.uint64(63))) & np.uint64(1)
+
+
+@njit(cache=True)
+def c_probe(ck, ci, fr, ply, cm, ct, c):
+    """Row of a live conditional result for (cm, ct, c), or -1."""
+    mask = ck.shape[0] - 1
+    h = np.int64(key_hash(cm, ct, np.int64(c)) & np.uint64(mask))
+    for k in range(C_PROBES):
+        e = (h + k) & mask
+        if ci[e, C_OWN] != 0 and ck[e, 0] == cm and ck[e, 1] == ct and ci[e, C_CNT] == c and _c_alive(ci, e, fr, ply):
+            return e
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def c_insert(ck, ci, fr, ply, cm, ct, c):
+    """A row for a new conditional result (the same key's live row, a free or dead row), or -1."""
+    mask = ck.shape[0] - 1
+    h = np.int64(key_hash(cm, ct, np.int64(c)) & np.uint64(mask))
+    free = np.int64(-1)
+    for k in range(C_PROBES):
+        e = (h + k) & mask
+        if ci[e, C_OWN] != 0 and _c_alive(ci, e, fr, ply):
+            if ck[e, 0] == cm and ck[e, 1] == ct and ci[e, C_CNT] == c:
+                return e
+        elif free < 0:
+            free = e
+    return free
+
+
+
+# -- move ordering --------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _order_key(mine, theirs, code, tt_move, adj, history):
+    """Larger first: the table's move, then clones and jumps by what they take and keep."""
+    if code == tt_move:
+        return np.int64(1 << 50)
+    if code < 0:
+        return np.int64(0)
+    to = code & 63
+    caps = np.int64(popcount(adj[to] & theirs))
+    friends = np.int64(popcount(adj[to] & mine))
+    frm = (code >> 6) - 1
+    if frm < 0:
+        key = 3000 + 400 * caps + 10 * friends
+    else:
+        exposed = np.int64(popcount(adj[frm] & mine))
+        key = 400 * caps + 10 * friends - 120 * exposed
+    return key * 65536 + min(history[code & 8191], np.int64(65535))
+
+
+@njit(cache=True)
+def _pick(moves, order, lo, i, hi):
+    """Bring the best remaining move of moves[lo + i: lo + hi] to place i and return it."""
     j = i
-    for k in range(i + 1, n):
-        if order[ply, k] > order[ply, j]:
+    for k in range(i + 1, hi):
+        if order[lo + k] > order[lo + j]:
             j = k
-    code = moves[ply, j]
-    moves[ply, j] = moves[ply, i]
-    moves[ply, i] = code
-    kj = order[ply, j]
-    order[ply, j] = order[ply, i]
-    order[ply, i] = kj
+    a = lo + i
+    b = lo + j
+    code = moves[b]
+    moves[b] = moves[a]
+    moves[a] = code
+    kj = order[b]
+    order[b] = order[a]
+    order[a] = kj
     return code
 
 
+@njit(cache=True)
+def _grow1(a, n):
+    out = np.empty(n, a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _grow2(a, n):
+    out = np.empty((n, a.shape[1]), a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+# -- the test -------------------------------------------------------------------------------------
+
 @njit(cache=True, nogil=True)
-def search_root(mine, theirs, counter, alpha, beta, horizon, horizon_score, playable, adj, jmp, reach, canon, symperm,
-                syminv, rules, tt_k1, tt_k2, tt_k3, tt_lo, tt_hi, tt_mv, tt_r, frames, fkeys, moves, order, history,
-                stats, abort):
-    """Fail-soft alpha-beta score of the position in the window (alpha, beta).
+def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_kind, playable, adj, jmp, reach,
+                canon, symperm, syminv, rules, tt, ck, ci, history, stats, abort, max_stack):
+    """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
-    With ``horizon`` > 0 the game is cut after that many plies and repetitions are not
-    looked for; the cut scores ``horizon_score`` for the root's mover (so minus that for
-    the other side); table entries then carry how the cut scores and the plies left.
-    When the cut is a loss for a node's mover, more plies can only raise its score: a
-    lower bound found with r plies left holds with more, an upper bound with fewer (and
-    the other way round when the cut is a win), so entries are reused across horizons.
-
-    The recursion runs on an explicit stack: ``frames`` (MAX_PLY x 16 int64) and
-    ``fkeys`` (MAX_PLY x 2 uint64, the canonical keys on the path), with ``moves``
-    and ``order`` (MAX_PLY x MAX_MOVES) for each ply's moves.
+    ``horizon`` > 0 cuts the game after that many plies, the cut scoring
+    ``horizon_score`` for the root's mover. ``loopy``: apply the repetition rule.
+    ``clock_kind``: 1 for the uai clock fact in the table, else 0. Returns the
+    score; ``stats[S_STOP]`` != 0 means it stopped without an answer.
     """
-    # frame columns
-    COUNTER, ALPHA, BETA, A, BEST, BESTMV, LOWL, LOWU, I, N, SLOT, SYM, EMPTIES, KEY3, LEFT = range(15)
-    stats[3] = 0
-    ply = 0
-    frames[0, COUNTER] = counter
-    frames[0, ALPHA] = alpha
-    frames[0, BETA] = beta
-    fm = np.empty(MAX_PLY, np.uint64)
-    ft = np.empty(MAX_PLY, np.uint64)
+    stats[S_STOP] = 0
+    nbmask = tt.shape[0] // BUCKET - 1
+    nsym = symperm.shape[0]
+    cap = 256
+    fr = np.zeros((cap, NF), np.int64)
+    fm = np.empty(cap, np.uint64)
+    ft = np.empty(cap, np.uint64)
+    fk1 = np.empty(cap, np.uint64)
+    fk2 = np.empty(cap, np.uint64)
+    mcap = 1 << 14
+    mv = np.empty(mcap, np.int64)
+    mo = np.empty(mcap, np.int64)
+    pcap = ck.shape[0]
+    pend = np.empty((pcap, 2), np.int64)  # conditional rows made on the current line: (row, own visit)
+    ptop = 0
+    cflt = np.zeros(1024, np.uint64)  # keys that may have a conditional row (cleared when none is live)
+    cflt_used = False
+    probe = np.empty(4, np.int64)
+
     fm[0] = mine
     ft[0] = theirs
+    fr[0, F_C] = counter
+    fr[0, F_AL] = s - 1
+    fr[0, F_BE] = s
+    fr[0, F_MOFF] = 0
+    ply = 0
     entering = True
     ret_score = np.int64(0)
-    ret_dl = NO_REPETITION  # lowest ply of a repetition the score depends on, as a lower bound
-    ret_du = NO_REPETITION  # ... and as an upper bound
+    ret_dep = NONE
     while True:
         if entering:
-            # -- arrive at the node of this ply ---------------------------------------------
             entering = False
             m = fm[ply]
             t = ft[ply]
-            c = frames[ply, COUNTER]
-            al = frames[ply, ALPHA]
-            be = frames[ply, BETA]
-            stats[0] += 1
-            if (stats[0] & 16383) == 0:
+            c = fr[ply, F_C]
+            al = fr[ply, F_AL]
+            be = fr[ply, F_BE]
+            stats[S_NODES] += 1
+            if (stats[S_NODES] & 16383) == 0:
                 if abort[0] != 0:
-                    stats[3] = STOP_ABORT
-                elif stats[2] > 0 and stats[0] > stats[2]:
-                    stats[3] = STOP_NODES
-            if stats[3] != 0:
-                return np.int64(0)
-            if ply > stats[1]:
-                stats[1] = ply
+                    stats[S_STOP] = STOP_ABORT
+                elif stats[S_NODE_LIMIT] > 0 and stats[S_NODES] > stats[S_NODE_LIMIT]:
+                    stats[S_STOP] = STOP_NODES
+                if stats[S_STOP] != 0:
+                    return np.int64(0)
+            if ply > stats[S_MAXPLY]:
+                stats[S_MAXPLY] = ply
             over, score = game_status(m, t, c, playable, reach, rules)
+            hcut = horizon_score if ply % 2 == 0 else -horizon_score
             if over:
-                ret_score, ret_dl, ret_du = score * M, NO_REPETITION, NO_REPETITION
+                ret_score, ret_dep = score * M, NONE
+                stats[S_TERMINAL] += 1
             elif horizon > 0 and (ply >= horizon or horizon - ply < min_plies_to_end(m, t, c, playable, reach, rules)):
-                # every line from here reaches the cut before the game can end
-                hcut = horizon_score if ply % 2 == 0 else -horizon_score
-                ret_score, ret_dl, ret_du = hcut, NO_REPETITION, NO_REPETITION
-            elif ply >= MAX_PLY - 1:
-                stats[3] = STOP_DEPTH
-                return np.int64(0)
+                ret_score, ret_dep = hcut, NONE  # every line from here reaches the cut first
+                stats[S_HCUTS] += 1
             else:
-                cm, ct, sym = canonical(m, t, canon)
-                empties = np.int64(popcount(playable & ~(m | t)))
-                repeated = -1
-                left = horizon - ply
-                mode = 0
-                if horizon == 0:
-                    key3 = c
-                else:  # how the cut scores for this node's mover: 1 a win, 2 a loss, 0 (then plies left too)
-                    hcut = horizon_score if ply % 2 == 0 else -horizon_score
-                    mode = 0 if hcut == 0 else (1 if hcut > 0 else 2)
-                    key3 = c + (np.int64(mode) << 32)
-                    if mode == 0:
-                        key3 += (left + 1) << 20
-                if rules[1] == 0 and horizon == 0:  # loopy rules: a repetition on the current line scores 0
-                    i = ply - 1
-                    while i >= 0 and frames[i, EMPTIES] == empties:
-                        if fkeys[i, 0] == cm and fkeys[i, 1] == ct:
-                            repeated = i
-                            break
-                        i -= 1
-                if repeated >= 0:
-                    ret_score, ret_dl, ret_du = np.int64(0), np.int64(repeated), np.int64(repeated)
+                if nsym > 1:
+                    cm, ct, sym = canonical(m, t, canon)
                 else:
-                    fkeys[ply, 0] = cm
-                    fkeys[ply, 1] = ct
-                    frames[ply, EMPTIES] = empties
-                    frames[ply, SYM] = sym
-                    mask = tt_k1.shape[0] - 1
-                    slot = np.int64(key_hash(cm, ct, key3) & np.uint64(mask))
-                    frames[ply, SLOT] = slot
-                    frames[ply, KEY3] = key3
-                    tt_move = np.int64(-2)
-                    frames[ply, LEFT] = left
-                    hit = tt_k3[slot] == key3 and tt_k1[slot] == cm and tt_k2[slot] == ct
-                    cut = False
-                    if hit:
-                        lo = tt_lo[slot]
-                        hi = tt_hi[slot]
-                        if mode == 2:  # more plies can only help this mover
-                            if left < tt_r[slot]:
-                                lo = -INF_SCORE
-                            if left > tt_r[slot]:
-                                hi = INF_SCORE
-                        elif mode == 1:  # more plies can only hurt this mover
-                            if left > tt_r[slot]:
-                                lo = -INF_SCORE
-                            if left < tt_r[slot]:
-                                hi = INF_SCORE
-                        if lo >= be:
-                            ret_score, cut = lo, True
-                        elif hi <= al:
-                            ret_score, cut = hi, True
-                        elif lo == hi:
-                            ret_score, cut = lo, True
-                        elif tt_mv[slot] != -2:
-                            tt_move = map_move(tt_mv[slot], syminv[sym])
-                    if cut:
-                        ret_dl, ret_du = NO_REPETITION, NO_REPETITION
+                    cm, ct, sym = m, t, np.int64(0)
+                empties = np.int64(popcount(playable & ~(m | t)))
+                left = horizon - ply if horizon > 0 else np.int64(0)
+                cutw = np.int64(0) if horizon == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
+                base = _bucket(cm, ct, nbmask)
+                stats[S_PROBES] += 1
+                tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, probe)
+                lo = probe[0]
+                hi = probe[1]
+                tt_move = probe[2]
+                if probe[3] != 0:
+                    stats[S_HITS] += 1
+                cdep = NONE
+                if not (lo >= be or hi <= al) and ptop > 0 and _c_marked(cflt, cm, ct, c):
+                    e = c_probe(ck, ci, fr, ply, cm, ct, c)
+                    if e >= 0:
+                        cv = ci[e, C_VAL]
+                        chr_ = ci[e, C_HR]
+                        usable = chr_ == 0
+                        if not usable and cutw != 0 and ci[e, C_HWIN] + 1 == cutw:
+                            if cutw == 2:
+                                usable = left >= chr_ if ci[e, C_LOW] == 1 else left <= chr_
+                            else:
+                                usable = left <= chr_ if ci[e, C_LOW] == 1 else left >= chr_
+                        if usable:
+                            if ci[e, C_LOW] == 1 and cv >= be:
+                                lo = cv
+                                cdep = ci[e, C_DEP]
+                            elif ci[e, C_LOW] == 0 and cv <= al:
+                                hi = cv
+                                cdep = ci[e, C_DEP]
+                            if cdep != NONE:
+                                stats[S_CHITS] += 1
+                        if tt_move == -2 and ci[e, C_MOVE] != -2:
+                            tt_move = ci[e, C_MOVE]
+                if lo >= be or hi <= al or lo == hi:
+                    stats[S_TTCUTS] += 1
+                    ret_score = lo if lo >= be else (hi if hi <= al else lo)
+                    ret_dep = cdep
+                else:
+                    repeated = -1
+                    if loopy:
+                        i = ply - 1
+                        while i >= 0 and fr[i, F_EMP] == empties:
+                            if fk1[i] == cm and fk2[i] == ct:
+                                repeated = i
+                                break
+                            i -= 1
+                    if repeated >= 0:
+                        # exactly the boundary on F's side of the window (0 is never inside it)
+                        stats[S_REPS] += 1
+                        ret_score = be if 0 >= be else al
+                        ret_dep = np.int64(repeated)
                     else:
-                        n = gen_moves(m, t, playable, adj, jmp, moves[ply])
+                        if ply + 1 >= cap:
+                            if 2 * cap > max_stack:
+                                stats[S_STOP] = STOP_STACK
+                                return np.int64(0)
+                            cap *= 2
+                            fr = _grow2(fr, cap)
+                            fm = _grow1(fm, cap)
+                            ft = _grow1(ft, cap)
+                            fk1 = _grow1(fk1, cap)
+                            fk2 = _grow1(fk2, cap)
+                        moff = fr[ply, F_MOFF]
+                        if moff + MAX_MOVES > mcap:
+                            mcap = 2 * mcap + MAX_MOVES
+                            mv = _grow1(mv, mcap)
+                            mo = _grow1(mo, mcap)
+                        fk1[ply] = cm
+                        fk2[ply] = ct
+                        fr[ply, F_EMP] = empties
+                        fr[ply, F_SYM] = sym
+                        fr[ply, F_PST] = ptop
+                        stats[S_VISITS] += 1
+                        fr[ply, F_VISIT] = stats[S_VISITS]
+                        fr[ply, F_NODES] = stats[S_NODES]
+                        fr[ply, F_LEFT] = left
+                        fr[ply, F_CUTW] = cutw
+                        if tt_move != -2:
+                            tt_move = map_move_by(tt_move, syminv, sym)
+                        n = gen_moves_at(m, t, playable, adj, jmp, mv, moff)
                         if n == 0:
-                            moves[ply, 0] = -1
+                            mv[moff] = -1
                             n = 1
-                        _order_moves(m, t, n, moves, order, ply, tt_move, adj, history)
-                        frames[ply, N] = n
-                        frames[ply, I] = 0
-                        frames[ply, BEST] = -INF_SCORE
-                        frames[ply, BESTMV] = -2
-                        frames[ply, LOWL] = NO_REPETITION
-                        frames[ply, LOWU] = NO_REPETITION
-                        frames[ply, A] = al
-                        # descend into the first move
-                        code = _pick(moves, order, ply, 0, n)
+                        for k in range(n):
+                            mo[moff + k] = _order_key(m, t, mv[moff + k], tt_move, adj, history)
+                        fr[ply, F_N] = n
+                        fr[ply, F_I] = 0
+                        stats[S_GENERATED] += n
+                        fr[ply, F_BEST] = -INF_SCORE
+                        fr[ply, F_BESTMV] = -2
+                        fr[ply, F_DEP] = NONE
+                        code = _pick(mv, mo, moff, 0, n)
                         nm, nt = play(m, t, code, adj)
                         fm[ply + 1] = nm
                         ft[ply + 1] = nt
-                        frames[ply + 1, COUNTER] = next_counter(c, code, rules)
-                        frames[ply + 1, ALPHA] = -_widen(be)
-                        frames[ply + 1, BETA] = -_widen(al)
+                        fr[ply + 1, F_C] = next_counter(c, code, rules)
+                        fr[ply + 1, F_AL] = -_widen(be)
+                        fr[ply + 1, F_BE] = -_widen(al)
+                        fr[ply + 1, F_MOFF] = moff + n
                         ply += 1
                         entering = True
                         continue
         else:
-            # -- a child returned (ret_score, ret_dl, ret_du) to the node of this ply --------
-            # This node's lower bound rests on its best child's upper bound (ret_du of that
-            # child); its upper bound rests on every child's lower bound (ret_dl of each).
-            i = frames[ply, I]
-            n = frames[ply, N]
-            code = moves[ply, i]
+            # -- a child returned (ret_score, ret_dep) to the node of this ply ---------------------
+            i = fr[ply, F_I]
+            n = fr[ply, F_N]
+            moff = fr[ply, F_MOFF]
+            code = mv[moff + i]
             v = _parent_score(-ret_score)
-            if ret_dl < frames[ply, LOWU]:
-                frames[ply, LOWU] = ret_dl
             cutoff = False
-            if v == frames[ply, BEST] and ret_du > frames[ply, LOWL]:
-                frames[ply, LOWL] = ret_du
-            if v > frames[ply, BEST]:
-                frames[ply, BEST] = v
-                frames[ply, BESTMV] = code
-                frames[ply, LOWL] = ret_du
-                if v > frames[ply, A]:
-                    frames[ply, A] = v
-                    if v >= frames[ply, BETA]:
-                        cutoff = True
-                        if code >= 0:
-                            history[code & 4095] += 16
+            if v > fr[ply, F_BEST]:
+                fr[ply, F_BEST] = v
+                fr[ply, F_BESTMV] = code
+            if v >= fr[ply, F_BE]:
+                cutoff = True
+                fr[ply, F_DEP] = ret_dep  # a cut rests on this child alone
+                stats[S_CUTS] += 1
+                if i == 0:
+                    stats[S_FIRSTCUTS] += 1
+                if code >= 0:
+                    history[code & 8191] += 1 + n
+            elif ret_dep < fr[ply, F_DEP]:
+                fr[ply, F_DEP] = ret_dep  # a fail low rests on every child
             i += 1
+            stats[S_SEARCHED] += 1
             if not cutoff and i < n:
-                frames[ply, I] = i
-                code = _pick(moves, order, ply, i, n)
-                m = fm[ply]
-                t = ft[ply]
-                nm, nt = play(m, t, code, adj)
+                fr[ply, F_I] = i
+                code = _pick(mv, mo, moff, i, n)
+                nm, nt = play(fm[ply], ft[ply], code, adj)
                 fm[ply + 1] = nm
                 ft[ply + 1] = nt
-                frames[ply + 1, COUNTER] = next_counter(frames[ply, COUNTER], code, rules)
-                frames[ply + 1, ALPHA] = -_widen(frames[ply, BETA])
-                frames[ply + 1, BETA] = -_widen(frames[ply, A])
+                fr[ply + 1, F_C] = next_counter(fr[ply, F_C], code, rules)
+                fr[ply + 1, F_AL] = -_widen(fr[ply, F_BE])
+                fr[ply + 1, F_BE] = -_widen(fr[ply, F_AL])
+                fr[ply + 1, F_MOFF] = moff + n
                 ply += 1
                 entering = True
                 continue
-            # -- the node is finished: store what holds everywhere, then return ----------------
-            best = frames[ply, BEST]
-            dl = frames[ply, LOWL]
-            du = frames[ply, LOWU]
-            al = frames[ply, ALPHA]
-            be = frames[ply, BETA]
-            # A lower bound when the node failed high or is exact; an upper bound when every
-            # move was searched. Each half is stored only if it depends on nothing above.
-            lo = best if (best > al and dl >= ply) else -INF_SCORE
-            hi = best if (best < be and du >= ply) else INF_SCORE
-            if lo != -INF_SCORE or hi != INF_SCORE:
-                slot = frames[ply, SLOT]
-                # The slot may have been taken by another position while the moves were searched.
-                hit = tt_k3[slot] == frames[ply, KEY3] and tt_k1[slot] == fkeys[ply, 0] \
-                    and tt_k2[slot] == fkeys[ply, 1] and tt_r[slot] == frames[ply, LEFT]
-                if hit:
-                    lo = max(lo, tt_lo[slot])
-                    hi = min(hi, tt_hi[slot])
-                tt_k1[slot] = fkeys[ply, 0]
-                tt_k2[slot] = fkeys[ply, 1]
-                tt_k3[slot] = frames[ply, KEY3]
-                tt_lo[slot] = lo
-                tt_hi[slot] = hi
-                tt_r[slot] = frames[ply, LEFT]
-                if best > al or not hit:
-                    tt_mv[slot] = map_move(frames[ply, BESTMV], symperm[frames[ply, SYM]])
+            # -- the node is finished ------------------------------------------------------------
+            best = fr[ply, F_BEST]
+            al = fr[ply, F_AL]
+            be = fr[ply, F_BE]
+            dep = fr[ply, F_DEP]
+            high = best >= be
+            f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
+            dq = dep if dep < ply else NONE
+            pst = fr[ply, F_PST]
+            # what this result is: a proved bound, or one that holds in the cut game only
+            cutw = fr[ply, F_CUTW]
+            left = fr[ply, F_LEFT]
+            hwin = np.int64(0) if cutw == 1 else np.int64(1)
+            # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
+            real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
+            hr = np.int64(0) if real else max(np.int64(1), left)
+            nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
+            work = np.int64(0)
+            while nodes_used > 1 and work < 15:
+                nodes_used >>= 1
+                work += 1
+            bm = fr[ply, F_BESTMV]
+            cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
+            if f_side:
+                # validate, or rest on what this node rests on, every result that rested on it
+                w = pst
+                for r in range(pst, ptop):
+                    e = pend[r, 0]
+                    if ci[e, C_OWN] != pend[r, 1]:
+                        continue  # overwritten meanwhile
+                    d = ci[e, C_DEP]
+                    nd = dq if d >= ply else min(d, dq)
+                    if nd == NONE:
+                        stats[S_VALIDATED] += 1
+                        ev = ci[e, C_VAL]
+                        elow = ci[e, C_LOW]
+                        ereal = ci[e, C_HR] == 0
+                        tt_store(tt, _bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
+                                 ev if (elow == 1 and ereal) else -INF_SCORE,
+                                 ev if (elow == 0 and ereal) else INF_SCORE,
+                                 ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
+                        ci[e, C_OWN] = 0
+                    else:
+                        ci[e, C_DEP] = nd
+                        ci[e, C_DVISIT] = fr[nd, F_VISIT]
+                        pend[w, 0] = e
+                        pend[w, 1] = pend[r, 1]
+                        w += 1
+                ptop = w
+            else:
+                # a P success: what rested on this node assumed F held here; drop all of it
+                for r in range(pst, ptop):
+                    e = pend[r, 0]
+                    if ci[e, C_OWN] == pend[r, 1]:
+                        ci[e, C_OWN] = 0
+                        stats[S_DISCARDED] += 1
+                ptop = pst
+            if dq == NONE:
+                stats[S_STORES] += 1
+                tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
+                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
+                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+            elif ptop < pcap:
+                e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
+                if e >= 0:
+                    stats[S_PENDING] += 1
+                    ck[e, 0] = fk1[ply]
+                    ck[e, 1] = fk2[ply]
+                    ci[e, C_CNT] = fr[ply, F_C]
+                    ci[e, C_VAL] = best
+                    ci[e, C_LOW] = 1 if high else 0
+                    ci[e, C_HR] = hr
+                    ci[e, C_HWIN] = hwin
+                    ci[e, C_DEP] = dq
+                    ci[e, C_DVISIT] = fr[dq, F_VISIT]
+                    ci[e, C_MOVE] = cmove
+                    ci[e, C_WORK] = work
+                    ci[e, C_OWN] = fr[ply, F_VISIT]
+                    pend[ptop, 0] = e
+                    pend[ptop, 1] = fr[ply, F_VISIT]
+                    ptop += 1
+                    _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
+                    cflt_used = True
+            if ptop == 0 and cflt_used:
+                cflt[:] = 0
+                cflt_used = False
             ret_score = best
-            ret_dl = dl if dl < ply else NO_REPETITION
-            ret_du = du if du < ply else NO_REPETITION
-        # -- return from this ply -----------------------------------------------------------------
+            ret_dep = dq
         if ply == 0:
             return ret_score
         ply -= 1
+
+
+@njit(cache=True)
+def tt_root_move(tt, mine, theirs, counter, canon, syminv):
+    """The table's move for a position (in its own orientation), or -2."""
+    cm, ct, sym = canonical(mine, theirs, canon)
+    base = _bucket(cm, ct, tt.shape[0] // BUCKET - 1)
+    for k in range(BUCKET):
+        e = base + k
+        if tt[e, 0] == cm and tt[e, 1] == ct and tt[e, 3] != 0 and _w3_counter(tt[e, 3]) == counter:
+            mv = _w3_move(tt[e, 3])
+            if mv == -2:
+                return mv
+            return map_move(mv, syminv[sym])
+    return np.int64(-2)
 
 
 # -- the public side ------------------------------------------------------------------------------
@@ -354,139 +776,373 @@ def score_class(score: int) -> int:
     return (int(score) + int(HALF)) // int(M)
 
 
-class SearchOracle:
-    """Exact values by alpha-beta search (the analysis's oracle interface).
+def value_threshold(k: int) -> int:
+    """The score s of the test "is the value at least k?"."""
+    return k * int(M) - int(HALF)
 
-    ``value(p)`` finds the value with null-window tests at the boundaries between
-    values (each answers "is the value at least k?"); ``lookup(p)`` adds the depth:
-    for a decided position by one more search inside the value's band of scores,
-    for a draw by walking the drawing moves (a cycle among them means infinite play).
+
+HORIZON_LIMIT = 64
+HORIZON_STEP = 2
+HORIZON_SPAN = 6
+DEFAULT_STACK_BYTES = 1 << 30
+BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
+
+
+class SearchStopped(Exception):
+    """A test stopped before it had an answer (``reason``: 'time', 'interrupt', 'nodes', 'stack')."""
+
+    def __init__(self, reason: str, nodes: int):
+        super().__init__(reason)
+        self.reason = reason
+        self.nodes = nodes
+
+
+@dataclass
+class Bounds:
+    """What a search proved about a position, from the mover's side.
+
+    ``lower <= value <= upper``; ``best_move`` (a kernel move code, or None when the
+    game is over) is a move whose value is proved to be at least ``best_lower``.
+    ``stopped`` says why the search ended before ``lower == upper`` (None if it did not).
+    """
+
+    lower: int
+    upper: int
+    best_move: int | None
+    best_lower: int
+    nodes: int
+    seconds: float
+    stopped: str | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+@dataclass
+class SearchStatus:
+    """Progress of a search for a callback: nodes so far, elapsed seconds, the interval being narrowed."""
+
+    nodes: int
+    seconds: float
+    lower: int
+    upper: int
+    best_move: int | None
+    threshold: int | None
+    probes: int = 0
+    hits: int = 0
+
+
+class SearchOracle:
+    """Exact values and proved bounds by null-window tests (the analysis's oracle interface).
+
+    :meth:`bounds_of` narrows an interval on the value until it is exact or a limit
+    stops it, and always returns what it proved. :meth:`value_of` and
+    :meth:`lookup` give exact values (and depths) or raise a :class:`LimitError` that
+    carries the bounds proved so far (``exc.bounds``).
     """
 
     name = "search"
 
     def __init__(self, board, rules, max_memory=None, deadline=None, node_limit=0, symmetry=None, tt_bits=None,
-                 draw_walk_limit=200_000, horizon_limit=None):
+                 draw_walk_limit=200_000, horizon_limit=None, progress=None):
         from ..limits import default_memory_budget
-        from .tables import build_tables
+        from .tables import build_tables, large_zeros
 
         if symmetry is None:  # on large boards symmetric transpositions are too rare to pay for the key
             symmetry = board.size <= SYMMETRY_MAX_SQUARES
         self.tables = build_tables(board, rules, symmetry)
+        self.rules = rules
         budget = max_memory if max_memory is not None else default_memory_budget()
         if tt_bits is None:
-            tt_bits = min(24, max(16, board.size // 2 + 4))
-        entry = 8 * 7
-        while tt_bits > 10 and (entry << tt_bits) + (2 * MAX_PLY * MAX_MOVES * 8) > budget:
-            tt_bits -= 1
-        size = 1 << tt_bits
-        self.tt = (np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.full(size, -1, np.int64),
-                   np.zeros(size, np.int64), np.zeros(size, np.int64), np.full(size, -2, np.int64),
-                   np.zeros(size, np.int64))
-        self.work = (np.zeros((MAX_PLY, 16), np.int64), np.zeros((MAX_PLY, 2), np.uint64),
-                     np.empty((MAX_PLY, MAX_MOVES), np.int64), np.empty((MAX_PLY, MAX_MOVES), np.int64))
-        self.history = np.zeros(4096, np.int64)
-        self.stats = np.zeros(4, np.int64)
-        self.stats[2] = node_limit
+            # 32-byte entries: half the budget, at most 512 MiB unless a budget was given
+            cap = budget // 2 if max_memory is not None else min(budget // 2, 512 << 20)
+            tt_bits = 10
+            while (ENTRY_WORDS * 8) << (tt_bits + 1) <= cap and tt_bits < 34:
+                tt_bits += 1
+            tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
+        self.tt = large_zeros((1 << tt_bits, ENTRY_WORDS), np.uint64)
+        c_bits = max(10, min(20, tt_bits - 4))
+        self.ck = large_zeros((1 << c_bits, 2), np.uint64)
+        self.ci = large_zeros((1 << c_bits, NC), np.int64)
+        self.max_stack = max(1024, (budget - self.tt.nbytes) // 2 // BYTES_PER_PLY)
+        self.history = np.zeros(8192, np.int64)
+        self.stats = np.zeros(NSTATS, np.int64)
+        self.node_limit = node_limit or 0
+        self.stats[S_NODE_LIMIT] = self.node_limit
         self.deadline = deadline
+        self.progress = progress
         self.draw_walk_limit = draw_walk_limit
-        # Finite proofs with a horizon first on large boards, where long jump wars make the search
-        # with the repetition rule (or, under a counter, the whole finite game) explode; up to this
-        # horizon, then that search. On small boards cycles close quickly: that search at once.
+        self.loopy = rules.is_loopy or rules.limit_is_draw  # classic, and uai (see the module docstring)
+        self.clock_kind = 1 if rules.limit_is_draw else 0
+        # Finite proofs with a horizon first on large boards, where long jump wars make the full
+        # search explode; on small boards cycles close quickly: the full search at once.
         if horizon_limit is None:
             horizon_limit = HORIZON_LIMIT if board.size > SYMMETRY_MAX_SQUARES else 0
-        self.horizon_limit = horizon_limit
+        self.horizon_limit = min(horizon_limit, 255)
+        self.squares = board.playable.bit_count()
         self._values: dict = {}
         self._results: dict = {}
+        self._status = None
+        self._start = time.monotonic()
+
+    # -- bookkeeping ------------------------------------------------------------------------------
 
     @property
     def states(self) -> int:
         """Nodes searched so far."""
-        return int(self.stats[0])
+        return int(self.stats[S_NODES])
+
+    def counters(self) -> dict:
+        """Search statistics: nodes, table probes and hits, cut-offs and how many came first."""
+        st = self.stats
+        return {"nodes": int(st[S_NODES]), "probes": int(st[S_PROBES]), "hits": int(st[S_HITS]),
+                "tt_cuts": int(st[S_TTCUTS]), "cutoffs": int(st[S_CUTS]), "first_move_cutoffs": int(st[S_FIRSTCUTS]),
+                "stores": int(st[S_STORES]), "pending": int(st[S_PENDING]), "validated": int(st[S_VALIDATED]),
+                "discarded": int(st[S_DISCARDED]), "repetitions": int(st[S_REPS]), "deepest": int(st[S_MAXPLY]),
+                "conditional_hits": int(st[S_CHITS]), "terminal": int(st[S_TERMINAL]), "horizon_cuts": int(st[S_HCUTS]),
+                "expanded": int(st[S_VISITS]), "generated": int(st[S_GENERATED]), "searched": int(st[S_SEARCHED]),
+                "tt_entries": int(self.tt.shape[0]), "tt_bytes": int(self.tt.nbytes)}
 
     def prepare(self, roots, both_sides=False) -> None:
         pass  # positions are searched when asked for
 
     def _key(self, mine, theirs, counter):
-        from .kernels import canonical
-
         T = self.tables
         cm, ct, _ = canonical(np.uint64(mine), np.uint64(theirs), T.canon)
         return int(cm), int(ct), int(counter)
 
-    def _score(self, mine, theirs, counter, alpha, beta, horizon=0, horizon_score=0) -> int:
-        from ..limits import StateLimitError
-        from .runtime import Run
-
-        T = self.tables
-        run = Run()
-        r = run.call(search_root, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(alpha),
-                     np.int64(beta), np.int64(horizon), np.int64(horizon_score), T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv,
-                     T.rules, *self.tt, *self.work, self.history, self.stats, run.abort,
-                     deadline=self.deadline)
-        reason = int(self.stats[3])
-        if reason == STOP_ABORT:
-            raise run.stopped(f"the search stopped after {int(self.stats[0]):,} nodes")
-        if reason == STOP_NODES:
-            raise StateLimitError(f"the search went past {int(self.stats[2]):,} nodes", int(self.stats[0]))
-        if reason == STOP_DEPTH:
-            raise StateLimitError(f"a line of play went deeper than {MAX_PLY} plies", int(self.stats[0]))
-        return int(r)
-
-    def _bits(self, p):
+    @staticmethod
+    def _bits(p):
         from .tables import mover_bits
 
         m, t = mover_bits(p)
         return m, t, p.counter
 
-    def test(self, mine, theirs, counter, k) -> tuple[bool, int]:
-        """Is the mover's value at least k? (answer, a bound on the score that shows it).
+    def _tick(self, _progress) -> None:
+        if self.progress is not None and self._status is not None:
+            st = self._status
+            st.nodes = int(self.stats[S_NODES])
+            st.seconds = time.monotonic() - self._start
+            st.probes = int(self.stats[S_PROBES])
+            st.hits = int(self.stats[S_HITS])
+            self.progress(st)
 
-        First by finite proofs: with the game cut after H plies, if the mover reaches k
-        even when the cut counts as a loss for it, the value is at least k; if the mover
-        stays below k even when the cut counts as a win, the other side forces a finished
-        game below k. H doubles until one of them holds. Only a question whose answer
-        rests on play that never ends (classic rules) is left to the search with the
-        repetition rule.
+    # -- one test ---------------------------------------------------------------------------------
+
+    def _run(self, mine, theirs, counter, s, horizon=0, horizon_score=0, node_limit=0) -> int:
+        """One kernel call; raises :class:`SearchStopped` when it stops without an answer."""
+        from .runtime import Run
+
+        T = self.tables
+        limit = self.node_limit
+        if node_limit:
+            limit = min(limit, node_limit) if limit else node_limit
+        self.stats[S_NODE_LIMIT] = limit
+        run = Run()
+        try:
+            r = run.call(search_test, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s),
+                         np.int64(horizon), np.int64(horizon_score), self.loopy, np.int64(self.clock_kind),
+                         T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules, self.tt,
+                         self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
+                         deadline=self.deadline, on_tick=self._tick)
+        except KeyboardInterrupt:
+            raise SearchStopped("interrupt", int(self.stats[S_NODES])) from None
+        reason = int(self.stats[S_STOP])
+        if reason == STOP_ABORT:
+            raise SearchStopped("time" if run.timed_out else "interrupt", int(self.stats[S_NODES]))
+        if reason == STOP_NODES:
+            raise SearchStopped("nodes" if self.node_limit and self.stats[S_NODES] > self.node_limit else "budget",
+                                int(self.stats[S_NODES]))
+        if reason == STOP_STACK:
+            raise SearchStopped("stack", int(self.stats[S_NODES]))
+        return int(r)
+
+    def test(self, mine, theirs, counter, s, node_limit=0) -> tuple[bool, int]:
+        """Is the mover's score at least s? (answer, a bound on the score that shows it).
+
+        First by finite proofs (the game cut after H plies, the cut a loss for the side
+        that needs more than a draw, then a win for it); then the full search with the
+        repetition rule. Raises :class:`SearchStopped`.
         """
-        t = k * int(M) - int(HALF)
-        # Horizons from the fewest plies that can fill the board if only one side clones: a few
-        # small steps (most answers come there), then doubling (each step costs a multiple of the
-        # last, and an answer that rests on play that never ends is settled by no horizon).
         empty = (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count()
         first = horizon = max(4, 2 * empty)
+        p_is_mover = s > 0  # the side that needs more than a draw at this threshold
         while horizon <= self.horizon_limit:
-            r = self._score(mine, theirs, counter, t - 1, t, horizon, -CUT_SCORE)
-            if r >= t:
-                return True, r
-            r = self._score(mine, theirs, counter, t - 1, t, horizon, CUT_SCORE)
-            if r < t:
-                return False, r
+            # the cut scored as a loss for P: a P success is real
+            r = self._run(mine, theirs, counter, s, horizon, -CUT_SCORE if p_is_mover else CUT_SCORE, node_limit)
+            if (r >= s) == p_is_mover:
+                return r >= s, r
+            r = self._run(mine, theirs, counter, s, horizon, CUT_SCORE if p_is_mover else -CUT_SCORE, node_limit)
+            if (r >= s) != p_is_mover:
+                return r >= s, r
             horizon = horizon + HORIZON_STEP if horizon < first + HORIZON_SPAN else 2 * horizon
-        r = self._score(mine, theirs, counter, t - 1, t)
-        return r >= t, r
+        r = self._run(mine, theirs, counter, s, 0, 0, node_limit)
+        return r >= s, r
 
-    def value_of(self, mine, theirs, counter) -> tuple[int, int]:
-        """(value for the mover, a score in that value's band) by threshold tests."""
+    # -- values and bounds ------------------------------------------------------------------------
+
+    def _proved_move(self, mine, theirs, counter, k):
+        """A move of the mover proved to keep a value of at least k (after a test said so), or None."""
+        from .kernels import play
+
+        T = self.tables
+        code = int(tt_root_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon, T.syminv))
+        moves = np.empty(MAX_MOVES, np.int64)
+        n = gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves)
+        codes = [int(x) for x in moves[:n]] or [-1]
+        if code in codes:
+            codes.remove(code)
+            codes.insert(0, code)
+        for c in codes:
+            nm, nt = play(np.uint64(mine), np.uint64(theirs), np.int64(c), T.adj)
+            child_counter = int(next_counter(np.int64(counter), np.int64(c), T.rules))
+            # the child's mover must be held to a value of at most -k
+            holds, _ = self.test(int(nm), int(nt), child_counter, value_threshold(1 - k))
+            if not holds:
+                return c
+        return None
+
+    def bounds_of(self, mine, theirs, counter, outcome_only=False, lower=None, upper=None) -> Bounds:
+        """Narrow the interval on the mover's value by tests until it is exact (or, with
+        ``outcome_only``, until the outcome is proved) or a limit stops the search.
+
+        Never raises for a limit: the bounds proved so far come back with ``stopped`` set.
+        Tests get node budgets that grow fourfold in turn, so that an easy question is not
+        held up by a hard one (the table keeps what each aborted test found).
+        """
+        mine, theirs, counter = int(mine), int(theirs), int(counter)
+        start_nodes = int(self.stats[S_NODES])
+        t0 = time.monotonic()
+        over, score = game_status(np.uint64(mine), np.uint64(theirs), np.int64(counter), self.tables.playable,
+                                  self.tables.reach, self.tables.rules)
+        if over:
+            return Bounds(int(score), int(score), None, int(score), 0, 0.0)
+        S = self.squares
+        lo = -S if lower is None else max(-S, lower)
+        hi = S if upper is None else min(S, upper)
+        best_move, best_lower = None, -S
+        guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
+        self._status = SearchStatus(int(self.stats[S_NODES]), 0.0, lo, hi, None, None)
+        stopped = None
+        budget = 1 << 16
+        step = 1
+
+        def decided(lo, hi):
+            if lo == hi:
+                return True
+            return outcome_only and (lo > 0 or hi < 0 or (lo == 0 and hi == 0))
+
+        def candidates(lo, hi):
+            # outcome first: does the mover win (k = 1)? does it at least draw (k = 0)?
+            out = []
+            for k in ((1, 0) if guess >= 1 else (0, 1)):
+                if lo < k <= hi:
+                    out.append(k)
+            if out and not (lo > 0 or hi < 0 or lo == hi == 0):
+                return out
+            if outcome_only:
+                return out
+            # then the margin: up from the guess in growing steps, then bisection
+            if lo < guess < hi:
+                out.append(guess + 1 if guess + 1 <= hi else guess)
+            out.append(min(hi, lo + step))
+            out.append(max(lo + 1, hi - step + 1))
+            out.append((lo + hi + 1) // 2)
+            seen = []
+            for k in out:
+                if lo < k <= hi and k not in seen:
+                    seen.append(k)
+            return seen
+
+        while not decided(lo, hi):
+            progressed = False
+            for k in candidates(lo, hi):
+                self._status.lower, self._status.upper, self._status.threshold = lo, hi, k
+                try:
+                    holds, r = self.test(mine, theirs, counter, value_threshold(k), node_limit=int(self.stats[S_NODES]) + budget)
+                except SearchStopped as stop:
+                    if stop.reason == "budget":
+                        continue
+                    stopped = stop.reason
+                    break
+                if holds:
+                    lo = max(lo, min(hi, max(k, score_class(r))))
+                    if lo > best_lower:
+                        try:
+                            move = self._proved_move(mine, theirs, counter, lo)
+                            if move is None and lo > k:
+                                move = self._proved_move(mine, theirs, counter, k)
+                                if move is not None:
+                                    best_move, best_lower = move, k
+                            elif move is not None:
+                                best_move, best_lower = move, lo
+                        except SearchStopped as stop:
+                            if stop.reason != "budget":
+                                stopped = stop.reason
+                                break
+                    if k > guess:
+                        step *= 2
+                else:
+                    hi = min(hi, max(lo, min(k - 1, score_class(r))))
+                    if k <= guess:
+                        step *= 2
+                guess = max(lo, min(hi, guess))
+                self._status.lower, self._status.upper = lo, hi
+                self._status.best_move = best_move
+                progressed = True
+                break
+            if stopped is not None:
+                break
+            if not progressed:
+                budget *= 4
+        if best_move is None:
+            best_move = self._guess_move(mine, theirs, counter)
+        self._status = None
+        return Bounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
+                      stopped if not decided(lo, hi) else None)
+
+    def _guess_move(self, mine, theirs, counter):
+        """The table's move for the position, else the first move in the search's order."""
+        T = self.tables
+        code = int(tt_root_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon, T.syminv))
+        if code != -2:
+            return code
+        moves = np.empty(MAX_MOVES, np.int64)
+        n = gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves)
+        if n == 0:
+            return -1
+        keys = [int(_order_key(np.uint64(mine), np.uint64(theirs), moves[i], np.int64(-2), T.adj, self.history))
+                for i in range(n)]
+        return int(moves[int(np.argmax(keys))])
+
+    def value_of(self, mine, theirs, counter) -> tuple[int, int | None]:
+        """(value for the mover, a score in that value's band); raises LimitError with ``bounds``."""
         key = self._key(mine, theirs, counter)
         if key in self._values:
             return self._values[key]
-        S = self.tables.board.playable.bit_count()
-        lo, hi = -S, S
-        k = max(lo + 1, min(hi, mine.bit_count() - theirs.bit_count()))
-        band_score = None
-        while lo < hi:
-            k = max(lo + 1, min(k, hi))
-            holds, r = self.test(mine, theirs, counter, k)
-            if holds:
-                lo = max(k, min(hi, score_class(r)))
-                band_score = r
-                k = lo + 1
-            else:
-                hi = min(k - 1, max(lo, score_class(r)))
-                k = hi
-        self._values[key] = (lo, band_score)
-        return lo, band_score
+        b = self.bounds_of(mine, theirs, counter)
+        if not b.exact:
+            raise self._limit_error(b)
+        self._values[key] = (b.lower, None)
+        return b.lower, None
+
+    def _limit_error(self, b: Bounds):
+        from ..limits import LimitError, StateLimitError, MemoryLimitError, TimeLimitError
+
+        done = f"the search stopped after {int(self.stats[S_NODES]):,} nodes"
+        if b.stopped == "interrupt":
+            err = KeyboardInterrupt()
+        elif b.stopped == "time":
+            err = TimeLimitError(f"{done}: out of time")
+        elif b.stopped == "nodes":
+            err = StateLimitError(f"the search went past {self.node_limit:,} nodes", int(self.stats[S_NODES]))
+        elif b.stopped == "stack":
+            err = MemoryLimitError(f"{done}: a line of play outgrew the memory budget ({self.max_stack:,} plies)")
+        else:
+            err = LimitError(done)
+        err.bounds = b
+        return err
 
     def value(self, p) -> int:
         """The value for the side to move."""
@@ -505,34 +1161,36 @@ class SearchOracle:
         else:
             mine, theirs, counter = self._bits(p)
             u, _ = self.value_of(mine, theirs, counter)
-            result = (u, self._decided_depth(mine, theirs, counter, u) if u else self._draw_depth(p))
+            result = (u, self.depth_of(mine, theirs, counter, u) if u else self._draw_depth(p))
         self._results[key] = result
         return result
 
-    def _decided_depth(self, mine, theirs, counter, u) -> int:
-        """Depth of a position of known value u != 0: the exact score inside u's band.
+    def lookup_many(self, positions):
+        return [self.lookup(p) for p in positions]
 
-        Under loopy rules the game is cut at a horizon of H plies (0 there, no repetition
-        rule). If H is at least the depth, that truncated game has the same score as the
-        real one (the winner finishes in time; the loser gains nothing by reaching the
-        horizon that it could not get by looping); otherwise the loser reaches the horizon
-        and the score leaves u's band, and H is doubled. Counters make the game finite:
-        there the search needs no horizon.
-        """
-        lo = u * int(M) - int(HALF)
-        if not self.tables.rules_obj.is_loopy:
-            return abs(self._score(mine, theirs, counter, lo - 1, lo + int(M)) - u * int(M))
-        horizon = 16
-        while True:
-            s = self._score(mine, theirs, counter, lo - 1, lo + int(M), horizon)
-            if score_class(s) == u and s != 0:
-                return abs(s - u * int(M))
-            if horizon >= MAX_PLY - 2:
-                from ..limits import StateLimitError
-
-                raise StateLimitError(f"the winning line is longer than {MAX_PLY} plies", int(self.stats[0]))
-            horizon = min(2 * horizon, MAX_PLY - 2)
-
+    def depth_of(self, mine, theirs, counter, u) -> int:
+        """Depth of a position of known value u != 0: its exact score inside u's band, by
+        null-window tests on the score from the best conceivable one down (MTD(f))."""
+        lo = u * int(M) - int(HALF) + 1  # the score is at least lo ...
+        hi = u * int(M) + int(HALF) - 1  # ... and at most hi
+        if u > 0:
+            hi = u * int(M) - 1  # at least one ply
+        else:
+            lo = u * int(M) + 1
+        s = hi
+        while lo < hi:
+            try:
+                holds, r = self.test(mine, theirs, counter, s)
+            except SearchStopped as stop:
+                raise self._limit_error(Bounds(u, u, None, u, 0, 0.0, stop.reason)) from None
+            if holds:
+                lo = max(lo, min(r, hi))
+                s = hi
+            else:
+                hi = min(hi, max(r, lo))
+                s = hi
+            s = max(lo + 1, min(s, hi))
+        return abs(lo - u * int(M))
     def _draw_depth(self, p) -> float:
         """Depth of a drawn position: 1 + the longest drawing child, infinite through a cycle."""
         from ..limits import StateLimitError

@@ -7,6 +7,7 @@ and :class:`solver.rules.Rules`. No numba in this module.
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,3 +96,20 @@ def _byte_images(perms, nbits: int, nchunks: int, image) -> np.ndarray:
 def mover_bits(position: Position) -> tuple[int, int]:
     """(pieces of the side to move, pieces of the other side)."""
     return (position.x, position.o) if position.turn == X else (position.o, position.x)
+
+
+def large_zeros(shape, dtype) -> np.ndarray:
+    """A zeroed array for a large table that is probed at random (the transposition table):
+    on Linux it asks for transparent huge pages, which saves most of the TLB misses;
+    elsewhere, or for small tables, it is an ordinary array."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    advice = getattr(mmap, "MADV_HUGEPAGE", None)
+    if nbytes < (8 << 20) or advice is None:
+        return np.zeros(shape, dtype)
+    try:
+        region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        region.madvise(advice)
+    except (OSError, ValueError, AttributeError):
+        return np.zeros(shape, dtype)
+    return np.frombuffer(region, dtype=dtype).reshape(shape)  # anonymous pages are zero
