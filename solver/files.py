@@ -72,13 +72,26 @@ def replace_file(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     """Write the text ``chunks`` to ``path`` whole or not at all (see the module docstring).
 
     The new file keeps the mode of the file it replaces (0666 less the umask for a new one).
-    Raises OSError with ``filename`` set to ``path``.
+    A device or a pipe (``/dev/stdout``) is written in place, never replaced. Raises OSError
+    with ``filename`` set to ``path``.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "w", encoding="utf-8") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        return
+    if st is not None:
+        mode = stat.S_IMODE(st.st_mode)
+    else:
         mask = os.umask(0)
         os.umask(mask)
         mode = 0o666 & ~mask
