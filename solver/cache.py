@@ -89,6 +89,18 @@ class Cache:
             raise CacheError(f"{self.path}: not a usable ataxx-solver cache ({exc}); "
                              "choose another file with --cache, or remove this one") from None
 
+    def _wal(self) -> None:
+        """WAL mode. SQLite answers "locked" at once, without waiting for its busy timeout, while
+        another connection changes the mode or holds a lock: wait here (up to 15 s)."""
+        for attempt in range(300):
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 299:
+                    raise
+                time.sleep(0.05)
+
     def _tables(self) -> set:
         return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -99,7 +111,7 @@ class Cache:
             # Another process may be creating the same file right now: WAL mode first (it cannot
             # change inside a transaction), then the schema in one write transaction; whoever
             # comes second waits for the lock, finds the tables and creates nothing.
-            db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
             db.execute("BEGIN IMMEDIATE")
             try:
                 if not self._tables():
@@ -122,7 +134,7 @@ class Cache:
         if meta.get("version") != VERSION:
             raise CacheError(f"{self.path}: cache version {meta.get('version')}, this program reads version "
                              f"{VERSION}; clear it with `ataxx-solve cache clear`")
-        db.execute("PRAGMA journal_mode=WAL")
+        self._wal()
         # Refuse a cache that cannot be written now, rather than fail after the first solve.
         db.execute("BEGIN IMMEDIATE")
         db.rollback()

@@ -60,8 +60,6 @@ def _whole(low: int, high: int):
     return convert
 
 
-_positive_int = _whole(1, MAX_STATES)
-
 
 def _size(text: str) -> int:
     try:
@@ -91,7 +89,7 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
                    help="rules for positions without a rules: header (default: classic)")
     p.add_argument(engine_flag, default="auto", choices=ENGINES,
                    help="exact solver to use (default: auto)")
-    p.add_argument("--max-states", type=_positive_int, metavar="N",
+    p.add_argument("--max-states", type=_whole(1, MAX_STATES), metavar="N",
                    help="stop a position cleanly when more than N positions would be solved (or nodes searched); "
                         f"at most {MAX_STATES:,}")
     p.add_argument("--max-memory", type=_size, metavar="SIZE",

@@ -100,7 +100,7 @@ def parse_rules(name: str) -> Rules:
     try:
         return RULE_SETS[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown rules {name!r} (known: {', '.join(RULE_SETS)})") from None
+        raise ValueError(f"unknown rules {name[:40]!r} (known: {', '.join(RULE_SETS)})") from None
 
 
 # -- moves ----------------------------------------------------------------------------------------
