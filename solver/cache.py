@@ -78,6 +78,9 @@ class Cache:
             raise CacheError(f"{self.path}: cannot open the cache ({exc})") from None
         try:
             self._check_or_create()
+        except CacheError:
+            self.db.close()
+            raise
         except sqlite3.OperationalError as exc:
             self.db.close()
             if "readonly" in str(exc) or "read-only" in str(exc):

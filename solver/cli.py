@@ -131,10 +131,15 @@ def numbered(path: str, k: int) -> str:
     return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
 
 
-def write_output(path: str, text: str, kind: str, inputs=()) -> None:
-    """Write a picture or a report whole (:func:`solver.files.replace_file`), refusing an input file
-    and an existing file that does not start like one of ours (raises OutputError or OSError)."""
+def check_picture(path: str, kind: str, inputs=()) -> None:
+    """Raise OutputError for an input file, or an existing file that does not start like a ``kind`` of ours."""
     check_output(path, inputs, lambda first: first.startswith(SIGNATURES[kind]), what=f"{kind} file")
+
+
+def write_output(path: str, text: str, kind: str, inputs=()) -> None:
+    """Write a picture or a report whole (:func:`solver.files.replace_file`) where :func:`check_picture`
+    allows it (raises OutputError or OSError)."""
+    check_picture(path, kind, inputs)
     replace_file(path, [text])
 
 
@@ -403,10 +408,9 @@ def cache_command(argv: list[str]) -> int:
 
 
 def verify_command(argv: list[str]) -> int:
+    from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
     from .verify import (BuiltinAsker, EngineAsker, Verifier, choices_from_file, html_report, run_verify,
                          summarise, summary_table)
-
-    from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
 
     p = _Parser(
         prog="ataxx-solve verify",
@@ -435,7 +439,7 @@ def verify_command(argv: list[str]) -> int:
         p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
     if args.html:
         try:
-            check_output(args.html, args.files, lambda first: first.startswith(SIGNATURES["html"]), "HTML report")
+            check_picture(args.html, "html", args.files)
         except OutputError as exc:
             p.error(f"argument --html: {exc}")
     askers = []
