@@ -8,29 +8,51 @@
   process only, one transaction per position).
 - The output file is append-only while the batch runs, one whole line per write, so an
   interrupted run leaves complete lines. Running the same command again keeps the
-  records already there that succeeded, solves the rest, and finally rewrites the file
-  in input order.
+  records already there that succeeded and whose ``fingerprint`` matches (:func:`fingerprint`:
+  everything that determines the record, from the position to the options), solves the
+  rest, and finally replaces the file with one in input order (:func:`solver.files.replace_file`).
+- The output file must be this command's own: an existing non-empty file whose first line
+  is not a record of ours (:func:`is_batch_output`), or that is one of the input files, is
+  refused with :class:`solver.files.OutputError` before anything is written.
+- Worker processes ignore Ctrl-C (the parent stops them) and die with the parent, even
+  when it is killed with SIGKILL (:func:`_init_worker`).
+- A cache that fails while the batch runs (a full disk, damaged pages) is dropped and
+  :attr:`Summary.cache_problem` says why; the positions are still solved and written.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analysis import Analyzer, Evaluation, outcome_class
-from .cache import Cache, board_row, side_row
+from .cache import Cache, CacheError, board_row, side_row
+from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
 from .limits import LimitError
 from .notation import game_name
 from .report import check_expect_values, solve_entry
 
 
+# Part of every fingerprint: a new layout of the records makes the old ones stale.
+RECORD_FORMAT = 1
+# The keys that every record has and that recognise this command's output file.
+RECORD_KEYS = ("file", "line", "ok", "fingerprint")
+
+
 @dataclass
 class Options:
+    """The options that can change a record (all of them are in its fingerprint)."""
+
     engine: str = "auto"
     max_states: int | None = None
     max_memory: int | None = None
@@ -47,12 +69,35 @@ class Summary:
     failed: int = 0
     failures: list = field(default_factory=list)  # (file, line, reason)
     seconds: float = 0.0
+    cache_problem: str | None = None  # why the cache was dropped during the run
 
 
-def _base(entry: Entry) -> dict:
+def _digest(facts: dict) -> str:
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def fingerprint(entry: Entry, options: Options) -> str:
+    """A digest of everything that determines an entry's record: where it was read (file,
+    line, name), the position (FEN with side and counter, the rules it is solved under, the
+    sides analysed), its ``expect:`` header, every field of ``options`` (limits that could
+    make it fail, the engine, the orthodox depth) and :data:`RECORD_FORMAT`. A record is
+    reused on resume only when its fingerprint is the one the entry has now."""
+    p = entry.position
+    return _digest({"format": RECORD_FORMAT, "file": entry.source, "line": entry.line, "name": entry.name,
+                    "fen": write_fen(p), "rules": p.rules.name, "sides": list(entry.sides),
+                    "expect": entry.expect, "options": dataclasses.asdict(options)})
+
+
+def _base(entry: Entry, options: Options) -> dict:
     p = entry.position
     return {"file": entry.source, "line": entry.line, "name": entry.name, "fen": write_fen(p),
-            "rules": p.rules.name, "to_move": "both" if entry.is_board else entry.sides[0]}
+            "rules": p.rules.name, "to_move": "both" if entry.is_board else entry.sides[0],
+            "fingerprint": fingerprint(entry, options)}
+
+
+def _side(value: int, depth: int | None, best: str | None) -> dict:
+    """The record of one side to move (solved or from the cache)."""
+    return {"value": value, "outcome": Evaluation(value, depth).outcome, "depth": depth, "best_move": best}
 
 
 def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None) -> dict:
@@ -75,7 +120,7 @@ def solved_record(entry: Entry, options: Options) -> tuple[dict, list]:
     from .engine import choose_oracle
 
     start = time.perf_counter()
-    rec = _base(entry)
+    rec = _base(entry, options)
     deadline = time.monotonic() + options.timeout if options.timeout else None
     try:
         oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
@@ -89,7 +134,7 @@ def solved_record(entry: Entry, options: Options) -> tuple[dict, list]:
     sides, by_side = {}, {}
     for s in report.sides:
         ev, best = s.evaluation, s.best.name if s.best else None
-        sides[s.side] = {"value": ev.value, "outcome": ev.outcome, "depth": ev.depth, "best_move": best}
+        sides[s.side] = _side(ev.value, ev.depth, best)
         by_side[s.side] = ev.value
         rows.append(side_row(s.position, ev.value, ev.depth, best))
     orthodox = game_name(report.board.orthodox) if report.board else None
@@ -101,8 +146,9 @@ def solved_record(entry: Entry, options: Options) -> tuple[dict, list]:
     return rec, rows
 
 
-def cached_record(entry: Entry, cache: Cache) -> dict | None:
-    """The record of an entry answered from the cache, or None if some part is missing."""
+def cached_record(entry: Entry, cache: Cache, options: Options) -> dict | None:
+    """The record of an entry answered from the cache, or None if some part is missing
+    (raises CacheError when the cache cannot be read)."""
     sides, by_side = {}, {}
     for side in entry.sides:
         p = entry.position.replace(turn=side)
@@ -110,15 +156,14 @@ def cached_record(entry: Entry, cache: Cache) -> dict | None:
         if hit is None:
             return None
         value, depth, best = hit
-        sides[side] = {"value": value, "outcome": Evaluation(value, depth).outcome, "depth": depth,
-                       "best_move": best}
+        sides[side] = _side(value, depth, best)
         by_side[side] = value
     orthodox = None
     if entry.is_board:
         orthodox = cache.get_orthodox(entry.position)
         if orthodox is None:
             return None
-    rec = _base(entry)
+    rec = _base(entry, options)
     rec.update(ok=True, sides=sides, engine="cache", states=0)
     _finish(rec, entry, by_side, orthodox)
     rec["seconds"] = 0.0
@@ -126,7 +171,9 @@ def cached_record(entry: Entry, cache: Cache) -> dict | None:
 
 
 def error_record(err: PositionFormatError) -> dict:
-    return {"file": err.source, "line": err.line, "name": None, "ok": False, "error": err.message}
+    return {"file": err.source, "line": err.line, "name": None, "ok": False, "error": err.message,
+            "fingerprint": _digest({"format": RECORD_FORMAT, "file": err.source, "line": err.line,
+                                    "error": err.message})}
 
 
 def _worker(args):
@@ -134,19 +181,53 @@ def _worker(args):
     try:
         rec, rows = solved_record(entry, options)
     except Exception as exc:  # a bug in one position must not stop the batch
-        rec, rows = dict(_base(entry), ok=False, error=f"internal error: {type(exc).__name__}: {exc}"), []
+        rec, rows = dict(_base(entry, options), ok=False, error=f"internal error: {type(exc).__name__}: {exc}"), []
     return index, rec, rows
 
 
-def _identity(rec: dict) -> tuple:
-    return rec.get("file"), rec.get("line"), rec.get("fen"), rec.get("name")
+def _init_worker(parent: int) -> None:
+    """In each worker process: leave Ctrl-C to the parent (which stops the pool, so no worker
+    prints a traceback of its own), and die with the parent even when it is killed with
+    SIGKILL: on Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG);
+    everywhere a watchdog thread exits as soon as the process has another parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def is_batch_output(first: bytes) -> bool:
+    """True when ``first`` (the first bytes of a file) starts with a record of this command:
+    a JSON object with the keys :data:`RECORD_KEYS`, on a complete first line."""
+    line, newline, _ = first.partition(b"\n")
+    if not newline:
+        return False
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(rec, dict) and all(k in rec for k in RECORD_KEYS)
 
 
 def read_done(path: Path) -> dict:
-    """Records already in an output file that succeeded, by identity; a broken last line
+    """Records already in an output file that succeeded, by fingerprint; a broken last line
     (an interrupted write) is cut off."""
     done: dict = {}
-    if not path.exists():
+    if not path.is_file():
         return done
     data = path.read_bytes()
     end = data.rfind(b"\n") + 1
@@ -158,8 +239,8 @@ def read_done(path: Path) -> dict:
             rec = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(rec, dict) and rec.get("ok"):
-            done[_identity(rec)] = rec
+        if isinstance(rec, dict) and rec.get("ok") and isinstance(rec.get("fingerprint"), str):
+            done[rec["fingerprint"]] = rec
     return done
 
 
@@ -174,7 +255,10 @@ class Output:
     def write(self, rec: dict) -> None:
         line = json.dumps(rec) + "\n"
         if self.fd is not None:
-            os.write(self.fd, line.encode())
+            try:
+                os.write(self.fd, line.encode())
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
         else:
             self.stream.write(line)
             self.stream.flush()
@@ -190,7 +274,8 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position. Ctrl-C stops the workers and
-    raises KeyboardInterrupt after everything finished so far has been written.
+    raises KeyboardInterrupt after everything finished so far has been written. An
+    ``out_path`` that may not be written raises :class:`solver.files.OutputError` first.
     """
     from .rules import CLASSIC
 
@@ -205,14 +290,31 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
 
 
 def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, start) -> Summary:
+    path = None
+    if out_path:
+        check_output(out_path, files, is_batch_output, what="results")
+        path = Path(out_path)
+        if path.is_symlink() and path.resolve().is_file():
+            path = path.resolve()  # append to and finally replace the file, not the link
     items = [item for f in files for item in read_file(f, fmt, rules)]
     summary = Summary(total=len(items))
-    path = Path(out_path) if out_path else None
-    had_prior = bool(path and path.exists() and path.stat().st_size > 0)
+    had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}
     out = Output(path, stream)
     records: list = [None] * len(items)
     todo = []
+
+    def from_cache(call):
+        """``call(cache)``; a cache that fails is dropped (the summary says why), and gives None."""
+        nonlocal cache
+        if cache is None:
+            return None
+        try:
+            return call(cache)
+        except CacheError as exc:
+            summary.cache_problem = str(exc)
+            cache = None
+            return None
 
     def record(i: int, rec: dict, write: bool = True) -> None:
         records[i] = rec
@@ -235,13 +337,13 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
             if isinstance(item, PositionFormatError):
                 pending[i] = error_record(item)
                 continue
-            prior = done.get(_identity(_base(item)))
+            prior = done.get(fingerprint(item, options))
             if prior is not None:
                 summary.resumed += 1
                 records[i] = prior
                 pending[i] = None  # already in the file
                 continue
-            rec = cached_record(item, cache) if cache else None
+            rec = from_cache(lambda c: cached_record(item, c, options))
             if rec is not None:
                 summary.cached += 1
                 pending[i] = rec
@@ -264,8 +366,8 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
         if todo:
             results = _solve_all(todo, jobs)
             for index, rec, rows in results:
-                if cache and rows:
-                    cache.put(rows)
+                if rows:
+                    from_cache(lambda c: c.put(rows))
                 pending[index] = rec
                 flush()
         flush()
@@ -284,7 +386,7 @@ def _solve_all(todo: list, jobs: int):
             yield _worker(job)
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(min(jobs, len(todo)))
+    pool = ctx.Pool(min(jobs, len(todo)), initializer=_init_worker, initargs=(os.getpid(),))
     try:
         yield from pool.imap(_worker, todo, chunksize=1)
         pool.close()
@@ -296,8 +398,4 @@ def _solve_all(todo: list, jobs: int):
 
 
 def _rewrite_in_order(path: Path, records: list) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
-    os.replace(tmp, path)
+    replace_file(path, (json.dumps(rec) + "\n" for rec in records))

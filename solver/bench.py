@@ -135,7 +135,7 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
         return _full_solve(4, 4, "retro")
     if name == "perft6":
         return _perft6()
-    if name.startswith("endgames-") and name[len("endgames-"):].isdigit():
+    if name.startswith("endgames-") and name[len("endgames-"):].isascii() and name[len("endgames-"):].isdigit():
         return _endgames(int(name[len("endgames-"):]), timeout)
     raise ValueError(f"unknown benchmark case {name!r}")
 

@@ -106,9 +106,9 @@ class Board:
 
     def parse_square(self, name: str) -> int:
         """Square index of a name like ``c3``; raises ValueError if off the board."""
-        m = _SQUARE_RE.fullmatch(name.strip().lower())
+        m = _SQUARE_RE.fullmatch(name.strip().lower()) if len(name) <= 8 else None
         if not m:
-            raise ValueError(f"{name!r} is not a square name")
+            raise ValueError(f"{name[:12]!r} is not a square name")
         file, rank = parse_file(m.group(1)), int(m.group(2)) - 1
         if not (0 <= file < self.cols and 0 <= rank < self.rows):
             raise ValueError(f"square {name} is off the {self.rows} x {self.cols} board")

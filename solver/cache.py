@@ -8,18 +8,26 @@ in the canonical orientation and mapped back on reading. Boards without a side t
 move also store their orthodox summary (kind ``board``).
 
 The file is in WAL mode; one process (the batch's parent) writes, in transactions,
-so an interrupted run leaves a valid database. A file that is not an SQLite
-database, or a database that is not this cache, is refused.
+so an interrupted run leaves a valid database. A new file gets its tables in one
+``BEGIN IMMEDIATE`` transaction (``CREATE TABLE IF NOT EXISTS``), so processes that
+open the same new file at once do not race. A file that is not an SQLite database,
+a database that is not this cache, or a cache that cannot be written is refused;
+any later SQLite failure (a full disk, damaged pages) is a :class:`CacheError`, and
+a row that is not a valid result is read as a miss.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
 from pathlib import Path
 
-from .rules import Move, Position, X, move_order_key, parse_move_text
+from .board import MAX_SQUARES
+from .rules import InvalidMoveError, Move, Position, X, move_order_key, parse_move_text
+
+LOGGER = logging.getLogger(__name__)
 
 FORMAT = "ataxx-solver-cache"
 VERSION = "1"
@@ -62,26 +70,66 @@ class Cache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CacheError(f"{self.path}: cannot create its directory ({exc.strerror})") from None
+        if self.path.is_dir():
+            raise CacheError(f"{self.path}: is a directory; give --cache a file name")
         try:
             self.db = sqlite3.connect(str(self.path), timeout=30)
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: cannot open the cache ({exc})") from None
+        try:
             self._check_or_create()
+        except CacheError:
+            self.db.close()
+            raise
+        except sqlite3.OperationalError as exc:
+            self.db.close()
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                raise CacheError(f"{self.path}: the cache is read-only; give a writable file with --cache, "
+                                 "or --no-cache") from None
+            raise CacheError(f"{self.path}: cannot use the cache ({exc})") from None
         except sqlite3.DatabaseError as exc:
+            self.db.close()
             raise CacheError(f"{self.path}: not a usable ataxx-solver cache ({exc}); "
                              "choose another file with --cache, or remove this one") from None
 
+    def _wal(self) -> None:
+        """WAL mode. SQLite answers "locked" at once, without waiting for its busy timeout, while
+        another connection changes the mode or holds a lock: wait here (up to 15 s)."""
+        for attempt in range(300):
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 299:
+                    raise
+                time.sleep(0.05)
+
+    def _tables(self) -> set:
+        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
     def _check_or_create(self) -> None:
         db = self.db
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = self._tables()
         if not tables:
-            with db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                db.execute("CREATE TABLE solved (rules TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, "
-                           "value INTEGER, depth INTEGER, best TEXT, orthodox TEXT, "
-                           "PRIMARY KEY (rules, key, kind))")
-                db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("version", VERSION),
-                                                                  ("created", time.strftime("%Y-%m-%d %H:%M:%S"))])
-            return
+            # Another process may be creating the same file right now: WAL mode first (it cannot
+            # change inside a transaction), then the schema in one write transaction; whoever
+            # comes second waits for the lock, finds the tables and creates nothing.
+            self._wal()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if not self._tables():
+                    db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                    db.execute("CREATE TABLE IF NOT EXISTS solved (rules TEXT NOT NULL, key TEXT NOT NULL, "
+                               "kind TEXT NOT NULL, value INTEGER, depth INTEGER, best TEXT, orthodox TEXT, "
+                               "PRIMARY KEY (rules, key, kind))")
+                    db.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                                   [("format", FORMAT), ("version", VERSION),
+                                    ("created", time.strftime("%Y-%m-%d %H:%M:%S"))])
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
+            tables = self._tables()
         meta = dict(db.execute("SELECT name, value FROM meta").fetchall()) if "meta" in tables else {}
         if meta.get("format") != FORMAT or "solved" not in tables:
             raise CacheError(f"{self.path}: an SQLite file, but not an ataxx-solver cache; "
@@ -89,36 +137,60 @@ class Cache:
         if meta.get("version") != VERSION:
             raise CacheError(f"{self.path}: cache version {meta.get('version')}, this program reads version "
                              f"{VERSION}; clear it with `ataxx-solve cache clear`")
-        db.execute("PRAGMA journal_mode=WAL")
+        self._wal()
+        # Refuse a cache that cannot be written now, rather than fail after the first solve.
+        db.execute("BEGIN IMMEDIATE")
+        db.rollback()
 
     def close(self) -> None:
         self.db.close()
 
     # -- reading and writing ------------------------------------------------------------------
 
+    def _fetch(self, sql: str, args: tuple):
+        try:
+            return self.db.execute(sql, args).fetchone()
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
+
     def get_side(self, p: Position):
-        """(value for X, depth or None, preferred move name or None) of p, or None if not cached."""
+        """(value for X, depth or None, preferred move name or None) of p, or None if not cached
+        (or if the row is not a valid result: it is logged and solved again)."""
         key, perms = canonical(p)
-        row = self.db.execute("SELECT value, depth, best FROM solved WHERE rules=? AND key=? AND kind='side'",
-                              (p.rules.name, key)).fetchone()
+        row = self._fetch("SELECT value, depth, best FROM solved WHERE rules=? AND key=? AND kind='side'",
+                          (p.rules.name, key))
         if row is None:
             return None
         value, depth, best = row
-        move = None
-        if best is not None:
-            canon_move = parse_move_text(p.board, best)[0]
-            images = {_map(canon_move, _inverse(perm)) for perm in perms}
-            move = p.move_name(min(images, key=lambda m: move_order_key(p.board, m)))
+        try:
+            if not (type(value) is int and abs(value) <= MAX_SQUARES):
+                raise ValueError(f"value {value!r}")
+            if not (depth is None or (type(depth) is int and depth >= 0)):
+                raise ValueError(f"depth {depth!r}")
+            move = None
+            if best is not None:
+                if not isinstance(best, str):
+                    raise ValueError(f"best move {best!r}")
+                canon_move = parse_move_text(p.board, best)[0]
+                images = {_map(canon_move, _inverse(perm)) for perm in perms}
+                move = p.move_name(min(images, key=lambda m: move_order_key(p.board, m)))
+        except (ValueError, InvalidMoveError, IndexError) as exc:
+            LOGGER.warning("%s: ignoring a bad row for %s (%s)", self.path, key, exc)
+            return None
         return (value if p.turn == X else -value), depth, move
 
     def get_orthodox(self, p: Position) -> str | None:
         key, _ = canonical(p.replace(turn=X))
-        row = self.db.execute("SELECT orthodox FROM solved WHERE rules=? AND key=? AND kind='board'",
-                              (p.rules.name, key)).fetchone()
+        row = self._fetch("SELECT orthodox FROM solved WHERE rules=? AND key=? AND kind='board'",
+                          (p.rules.name, key))
+        if row is not None and not isinstance(row[0], str):
+            LOGGER.warning("%s: ignoring a bad orthodox row for %s", self.path, key)
+            return None
         return row[0] if row else None
 
     def put(self, rows: list[tuple]) -> None:
-        """Write rows made by :func:`side_row` / :func:`board_row` in one transaction."""
+        """Write rows made by :func:`side_row` / :func:`board_row` in one transaction
+        (raises CacheError when they cannot be written)."""
         if not rows:
             return
         for attempt in range(20):
@@ -128,13 +200,19 @@ class Cache:
                 return
             except sqlite3.OperationalError as exc:  # locked by another writer: wait and retry
                 if "locked" not in str(exc) or attempt == 19:
-                    raise
+                    raise CacheError(f"{self.path}: cannot write the cache ({exc})") from None
                 time.sleep(0.05 * (attempt + 1))
+            except sqlite3.Error as exc:
+                raise CacheError(f"{self.path}: cannot write the cache ({exc})") from None
 
     # -- for the user -------------------------------------------------------------------------
 
     def stats(self) -> dict:
-        rows = self.db.execute("SELECT rules, kind, COUNT(*) FROM solved GROUP BY rules, kind ORDER BY rules, kind")
+        try:
+            rows = self.db.execute("SELECT rules, kind, COUNT(*) FROM solved GROUP BY rules, kind "
+                                   "ORDER BY rules, kind").fetchall()
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
         by = {}
         for rules, kind, n in rows:
             by.setdefault(rules, {})[kind] = n
@@ -143,9 +221,12 @@ class Cache:
                 "total": sum(sum(v.values()) for v in by.values())}
 
     def clear(self) -> int:
-        with self.db:
-            n = self.db.execute("DELETE FROM solved").rowcount
-        self.db.execute("VACUUM")
+        try:
+            with self.db:
+                n = self.db.execute("DELETE FROM solved").rowcount
+            self.db.execute("VACUUM")
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: cannot clear the cache ({exc})") from None
         return n
 
 

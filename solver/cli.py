@@ -2,7 +2,9 @@
 
 Exit status: 0 when everything was solved (and every ``expect:`` held),
 1 when a position could not be solved within the limits or an ``expect:``
-failed, 2 for bad input or bad arguments, 130 when interrupted.
+failed, 2 for bad input, bad arguments or a file that cannot be read or
+written (one line on stderr says which and why), 130 when interrupted, and 70
+only for a bug (an "internal error"). ``batch`` and ``verify`` document their own.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -18,22 +21,44 @@ from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
 from .cache import CacheError
 from .pictures import DEFAULT_TREE_DEPTH
 from .engine import ENGINES, choose_oracle
-from .formats import FORMATS, PositionFormatError, parse_position, read_file, read_text, write_fen
+from .files import OutputError, check_output, replace_file
+from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
+                      read_text, write_fen)
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
 from .report import report_json, report_text, solve_entry
 from .rules import RULE_SETS, X, O, parse_rules
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 
+# Bounds on the numbers of the arguments (each one's help or error message says so).
+MAX_STATES = 10 ** 15
+MAX_JOBS = 256
+MAX_SUMMARY_DEPTH = 64  # --orth-depth and --tree-depth: both trees grow exponentially long before
+MAX_SECONDS = 10_000_000
+MAX_SEED = 2 ** 63 - 1
+_SECONDS = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
+# What each picture file starts with: an existing file that does not is not overwritten.
+SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>"}
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``ataxx-solve: error: argument --timeout: ... (see --help)``."""
+
+    def error(self, message: str):
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
+
+
+def _whole(low: int, high: int):
+    """An argument type: a whole number from ``low`` to ``high`` in ASCII digits (1_000 or 1,000 too)."""
+
+    def convert(text: str) -> int:
+        try:
+            return parse_whole(text.strip().replace("_", "").replace(",", ""), "", low, high)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+
+    return convert
+
 
 
 def _size(text: str) -> int:
@@ -44,19 +69,18 @@ def _size(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    t = text.strip()
+    if not _SECONDS.fullmatch(t):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds like 2 or 0.5, not {quote(text)}")
+    value = float(t)
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_SECONDS:,} seconds, not {quote(text)}")
     return value
 
 
-def _nonnegative_int(text: str) -> int:
-    if text.strip() == "0":
-        return 0
-    return _positive_int(text)
+def _say(text: str) -> None:
+    """One line on stderr, with control characters from the input escaped."""
+    print(printable(text), file=sys.stderr)
 
 
 def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine") -> None:
@@ -65,15 +89,17 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
                    help="rules for positions without a rules: header (default: classic)")
     p.add_argument(engine_flag, default="auto", choices=ENGINES,
                    help="exact solver to use (default: auto)")
-    p.add_argument("--max-states", type=_positive_int, metavar="N",
-                   help="stop a position cleanly when more than N positions would be solved (or nodes searched)")
+    p.add_argument("--max-states", type=_whole(1, MAX_STATES), metavar="N",
+                   help="stop a position cleanly when more than N positions would be solved (or nodes searched); "
+                        f"at most {MAX_STATES:,}")
     p.add_argument("--max-memory", type=_size, metavar="SIZE",
                    help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
-    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
 
 
 def solve_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve",
         description="Exact values of Ataxx positions. Reads position files (grid, colon grid or FEN; "
                     "several positions separated by blank lines), or standard input when no file is given.",
@@ -86,11 +112,12 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     add_solver_options(p)
-    p.add_argument("--orth-depth", type=_nonnegative_int, default=DEFAULT_ORTH_DEPTH, metavar="N",
-                   help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH})")
+    p.add_argument("--orth-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_ORTH_DEPTH, metavar="N",
+                   help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH}, "
+                        f"at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
-    p.add_argument("--tree-depth", type=_nonnegative_int, default=DEFAULT_TREE_DEPTH, metavar="N",
-                   help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH})")
+    p.add_argument("--tree-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_TREE_DEPTH, metavar="N",
+                   help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
     return p
@@ -104,17 +131,28 @@ def numbered(path: str, k: int) -> str:
     return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
 
 
+def check_picture(path: str, kind: str, inputs=()) -> None:
+    """Raise OutputError for an input file, or an existing file that does not start like a ``kind`` of ours."""
+    check_output(path, inputs, lambda first: first.startswith(SIGNATURES[kind]), what=f"{kind} file")
+
+
+def write_output(path: str, text: str, kind: str, inputs=()) -> None:
+    """Write a picture or a report whole (:func:`solver.files.replace_file`) where :func:`check_picture`
+    allows it (raises OutputError or OSError)."""
+    check_picture(path, kind, inputs)
+    replace_file(path, [text])
+
+
 def _write_pictures(args, report, analyzer: Analyzer, k: int) -> None:
     from .pictures import board_svg, game_tree_dot
 
     root = report.sides[0].position
-    for path, make in ((args.dot, lambda: game_tree_dot(analyzer, root, args.tree_depth)),
-                       (args.svg, lambda: board_svg(analyzer, root))):
+    for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
+                             (args.svg, "svg", lambda: board_svg(analyzer, root))):
         if path:
             target = numbered(path, k)
-            with open(target, "w", encoding="utf-8") as fh:
-                fh.write(make())
-            print(f"wrote {target}", file=sys.stderr)
+            write_output(target, make(), kind, args.files)
+            _say(f"wrote {target}")
 
 
 def limit_hint(exc: LimitError) -> str:
@@ -129,7 +167,7 @@ def limit_hint(exc: LimitError) -> str:
 
 
 def _emit_error(err: PositionFormatError, as_json: bool) -> None:
-    print(str(err), file=sys.stderr)
+    _say(str(err))
     if as_json:
         print(json.dumps({"source": err.source, "line": err.line, "error": err.message}))
 
@@ -140,7 +178,12 @@ def solve_command(argv: list[str]) -> int:
     if args.files:
         items = [item for f in args.files for item in read_file(f, args.format, rules)]
     else:
-        items = read_text(sys.stdin.buffer.read(), "<stdin>", args.format, rules)
+        try:
+            data = sys.stdin.buffer.read()
+        except OSError as exc:
+            _say(f"<stdin>: cannot read: {exc.strerror}")
+            return EXIT_INPUT
+        items = read_text(data, "<stdin>", args.format, rules)
     status = EXIT_OK
     solved = 0
     for item in items:
@@ -156,8 +199,7 @@ def solve_command(argv: list[str]) -> int:
         try:
             report = solve_entry(item, analyzer, sides, dominance=args.moves)
         except LimitError as exc:
-            msg = f"{item.source}:{item.line}: stopped: {exc}{limit_hint(exc)}"
-            print(msg, file=sys.stderr)
+            _say(f"{item.source}:{item.line}: stopped: {exc}{limit_hint(exc)}")
             if args.json:
                 print(json.dumps({"source": item.source, "line": item.line, "name": item.name, "error": str(exc)}))
             status = max(status, EXIT_FAILED)
@@ -168,8 +210,11 @@ def solve_command(argv: list[str]) -> int:
         if args.dot or args.svg:
             try:
                 _write_pictures(args, report, analyzer, solved)
+            except OutputError as exc:
+                _say(f"ataxx-solve: cannot write {exc}")
+                return EXIT_INPUT
             except OSError as exc:
-                print(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+                _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
                 return EXIT_INPUT
         if args.json:
             print(json.dumps(report_json(report, args.moves)))
@@ -183,23 +228,21 @@ def solve_command(argv: list[str]) -> int:
 def perft_command(argv: list[str]) -> int:
     from .engine.perft import MAX_DEPTH, perft
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve perft",
         description="Count the move sequences of DEPTH plies from a position, as libataxx does "
                     "(a forced pass is a move; a finished game counts 1 at depth 0 and 0 deeper).")
     p.add_argument("fen", metavar="FEN", help="the position: a FEN (quote it) or startpos")
-    p.add_argument("depth", metavar="DEPTH", type=_nonnegative_int, help=f"plies, 0 to {MAX_DEPTH}")
+    p.add_argument("depth", metavar="DEPTH", type=_whole(0, MAX_DEPTH), help=f"plies, 0 to {MAX_DEPTH}")
     p.add_argument("--divide", action="store_true", help="also print the count after each first move")
     p.add_argument("--rules", default="uai", choices=sorted(RULE_SETS), help="rules (default: uai)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     args = p.parse_args(argv)
-    if args.depth > MAX_DEPTH:
-        p.error(f"argument DEPTH: at most {MAX_DEPTH}, not {args.depth}")
     rules = parse_rules(args.rules)
     try:
         entry = parse_position(args.fen, "fen", rules, source="FEN")
     except PositionFormatError as err:
-        print(f"ataxx-solve perft: {err}", file=sys.stderr)
+        _say(f"ataxx-solve perft: {err}")
         return EXIT_INPUT
     t = time.perf_counter()
     if args.divide:
@@ -224,7 +267,7 @@ def perft_command(argv: list[str]) -> int:
 def bench_command(argv: list[str]) -> int:
     from . import bench
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve bench",
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
@@ -242,8 +285,9 @@ def bench_command(argv: list[str]) -> int:
         print(json.dumps(bench.row_json(row)))
         return EXIT_OK
     for c in args.cases:
-        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isdigit()):
-            p.error(f"unknown case {c!r} (known: {', '.join(known)})")
+        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isascii()
+                                   and c[len("endgames-"):].isdigit() and len(c) <= len("endgames-64")):
+            p.error(f"unknown case {quote(c)} (known: {', '.join(known)})")
     rows = []
     for name in args.cases or known:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
@@ -268,23 +312,28 @@ def batch_command(argv: list[str]) -> int:
     from .batch import Options, run_batch
     from .engine.runtime import show_progress
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve batch",
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
                     "Positions in the cache are not solved again; an interrupted run resumes where it stopped "
-                    "when run again with the same --out. Exit status: the number of positions that failed "
-                    "(could not be read, went over a limit, or contradicted an expect: header), at most 100.")
+                    "when run again with the same --out (a record is reused only when its position, rules, sides, "
+                    "expect: header and options are the same). Exit status: the number of positions that failed "
+                    "(could not be read, went over a limit, or contradicted an expect: header), at most 100; "
+                    "2 also when the batch cannot start or cannot write its results (the message says why).")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
-    p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
-                   help="worker processes (default: the number of cores)")
-    p.add_argument("--out", metavar="FILE", help="write the results here (resumable) instead of standard output")
+    p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
+                   help=f"worker processes (default: the number of cores, at most {MAX_JOBS})")
+    p.add_argument("--out", metavar="FILE",
+                   help="write the results here (resumable) instead of standard output; an existing file must be "
+                        "the output of an earlier batch, and never one of the input files")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     add_solver_options(p)
     args = p.parse_args(argv)
     for f in args.files:
         if not os.path.isfile(f):
-            print(f"ataxx-solve batch: {f}: no such file", file=sys.stderr)
+            why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
+            _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
     cache = _open_cache(args)
     options = Options(args.engine, args.max_states, args.max_memory, args.timeout)
@@ -316,21 +365,24 @@ def batch_command(argv: list[str]) -> int:
     if bar is not None:
         bar.close()
     for file, line, reason in summary.failures:
-        print(f"{file}:{line}: {reason}", file=sys.stderr)
+        _say(f"{file}:{line}: {reason}")
+    if summary.cache_problem:
+        _say(f"ataxx-solve batch: the cache failed and was dropped ({summary.cache_problem}); "
+             "what was solved after that is in the results only")
     parts = [f"{summary.total} positions", f"{summary.solved - summary.cached - summary.resumed} solved"]
     if summary.cached:
         parts.append(f"{summary.cached} from the cache")
     if summary.resumed:
         parts.append(f"{summary.resumed} already in {args.out}")
     parts.append(f"{summary.failed} failed")
-    print(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s", file=sys.stderr)
+    _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
     return min(summary.failed, 100)
 
 
 def cache_command(argv: list[str]) -> int:
     from .cache import default_cache_path
 
-    p = argparse.ArgumentParser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
+    p = _Parser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
     p.add_argument("action", choices=("stats", "clear"))
     p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
     p.add_argument("--json", action="store_true", help="stats as JSON")
@@ -356,43 +408,55 @@ def cache_command(argv: list[str]) -> int:
 
 
 def verify_command(argv: list[str]) -> int:
+    from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
     from .verify import (BuiltinAsker, EngineAsker, Verifier, choices_from_file, html_report, run_verify,
                          summarise, summary_table)
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve verify",
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
                     "game records), or the answers of the players given with --engine in every position of the file. "
                     "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
-                    "(changes the outcome).")
+                    "(changes the outcome). Exit status: 0 when every move was checked (blunders included); 1 when "
+                    "a player's answer was a problem (a crash, a hang, an illegal or unparsable move) or a position "
+                    "could not be settled within the limits; 2 for unreadable input or bad arguments. A UAI "
+                    f"engine's lines are read up to {MAX_LINE_BYTES // 1024} KiB each and "
+                    f"{MAX_ANSWER_BYTES // (1 << 20)} MiB per answer; more is a problem and the engine is restarted.")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
     p.add_argument("--engine", action="append", default=[], metavar="CMD",
                    help="a player to audit: a UAI engine command, or builtin:random|greedy|buchheit|gataxx|alphabeta:D "
                         "(repeat for several)")
-    p.add_argument("--go", default="depth 6", help="the UAI go arguments (default: 'depth 6')")
+    p.add_argument("--go", default="depth 6", help="the UAI go arguments, one line (default: 'depth 6')")
     p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long a UAI engine may take per move before it counts as hung (default 10)")
     add_solver_options(p, "--solver")  # --engine names the players here
-    p.add_argument("--seed", type=int, default=0, help="seed of the built-in players' random choices (default 0)")
+    p.add_argument("--seed", type=_whole(0, MAX_SEED), default=0,
+                   help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     args = p.parse_args(argv)
+    if not args.go.isprintable():
+        p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
+    if args.html:
+        try:
+            check_picture(args.html, "html", args.files)
+        except OutputError as exc:
+            p.error(f"argument --html: {exc}")
     askers = []
     for spec in args.engine:
-        if spec.startswith("builtin:"):
-            try:
+        try:
+            if spec.startswith("builtin:"):
                 askers.append(BuiltinAsker(spec, args.seed))
-            except ValueError as exc:
-                p.error(f"argument --engine: {exc}")
-        else:
-            askers.append(EngineAsker(spec, args.go, args.move_timeout))
+            else:
+                askers.append(EngineAsker(spec, args.go, args.move_timeout))
+        except ValueError as exc:
+            p.error(f"argument --engine: {exc}")
     items = [item for f in args.files for item in read_file(f, "auto", parse_rules(args.rules))]
     choices, errors = choices_from_file(items, ask=bool(askers))
     for err in errors:
-        print(str(err), file=sys.stderr)
+        _say(str(err))
     if not choices:
-        print("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)",
-              file=sys.stderr)
+        _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
     verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout)
 
@@ -400,10 +464,11 @@ def verify_command(argv: list[str]) -> int:
         if args.json:
             print(json.dumps(c.to_json()), flush=True)
         elif c.problem:
-            print(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}", flush=True)
+            print(printable(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}"), flush=True)
         elif c.verdict != "optimal":
-            print(f"{c.source}:{c.line}: {c.player}: {c.move} is {'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
-                  f" ({c.value:+d}; best {c.best_move} {c.best:+d}, loses {c.loss})", flush=True)
+            print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is "
+                            f"{'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
+                            f" ({c.value:+d}; best {c.best_move} {c.best:+d}, loses {c.loss})"), flush=True)
 
     try:
         checks = run_verify(choices, askers, verifier, on_check=show)
@@ -420,16 +485,32 @@ def verify_command(argv: list[str]) -> int:
             print(f"{verifier.unsettled} position(s) not settled within the budget: not checked")
     if args.html:
         try:
-            with open(args.html, "w", encoding="utf-8") as fh:
-                fh.write(html_report(checks, summaries, verifier, "Ataxx move audit: " + ", ".join(args.files)))
-        except OSError as exc:
-            print(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+            write_output(args.html, html_report(checks, summaries, verifier,
+                                                "Ataxx move audit: " + ", ".join(args.files)), "html", args.files)
+        except OutputError as exc:
+            _say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT
-        print(f"wrote {args.html}", file=sys.stderr)
-    return EXIT_INPUT if errors else EXIT_OK
+        except OSError as exc:
+            _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
+            return EXIT_INPUT
+        _say(f"wrote {args.html}")
+    if errors:
+        return EXIT_INPUT
+    problems = any(c.problem for c in checks)
+    return EXIT_FAILED if problems or verifier.unsettled else EXIT_OK
 
 
 COMMANDS = {"verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -441,16 +522,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ataxx-solve: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except CacheError as exc:
-        print(f"ataxx-solve: {exc}", file=sys.stderr)
+    except (CacheError, OutputError) as exc:
+        _say(f"ataxx-solve: {exc}")
         return EXIT_INPUT
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _drop_stdout()
         return EXIT_OK
+    except OSError as exc:
+        # A file or standard output that cannot be written (a full disk, ...): what was done is kept.
+        if exc.filename is None:
+            _drop_stdout()
+        _say(f"ataxx-solve: cannot write {exc.filename or 'standard output'}: {exc.strerror or exc}")
+        return EXIT_INPUT
     except Exception as exc:  # a bug: say so in one line, keep the traceback for ATAXX_DEBUG=1
         if os.environ.get("ATAXX_DEBUG"):
             raise

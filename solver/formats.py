@@ -15,7 +15,11 @@ lines before a position describe it (``name``, ``to-move``, ``rules``,
 ``counter``, ``expect``, ``move``, ``moves``); lines starting with ``;`` are comments.
 
 Every problem is a :class:`PositionFormatError` that names the source, the line
-and the reason; nothing is half-built.
+and the reason; nothing is half-built. Parsing takes time linear in the input:
+no regular expression here can backtrack over a line (one with a lazy group and
+trailing spaces took quadratic time), numbers are ASCII digits of bounded
+length (:func:`parse_whole`), a game record has at most :data:`MAX_GAME_MOVES`
+moves, and messages quote at most a few dozen characters of the input (:func:`quote`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,44 @@ FORMATS = ("auto", "grid", "colon", "fen")
 STARTPOS = "x5o/7/7/7/7/7/o5x x 0 1"
 HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
+MAX_COUNTER = 999_999_999  # counters and move numbers: at most nine digits
+MAX_GAME_MOVES = 10_000    # moves in one game record (a moves: header, or after a FEN)
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut to ``limit`` characters: safe to put in a one-line message."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (terminal escape codes, bidi overrides, ...) written as
+    escapes like ``\\x1b``, so that names and file names from the input cannot drive a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def parse_whole(text: str, what: str, low: int = 0, high: int = MAX_COUNTER) -> int:
+    """A whole number written in ASCII digits (with a sign when ``low`` < 0), from ``low`` to
+    ``high``; otherwise ValueError with a message that names ``what``.
+
+    ``int()`` alone would accept other digits (``²`` passes ``isdigit()`` and fails ``int()``,
+    ``٣`` is read as 3), underscores and spaces, and would convert thousands of digits (slowly,
+    or not at all past 4,300); the length is checked before any conversion.
+    """
+    digits = text[1:] if low < 0 and text[:1] in ("-", "+") else text
+    span = f"a whole number from {low:,} to {high:,}"
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(max(abs(low), abs(high)))):
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    value = -int(digits) if text[:1] == "-" and low < 0 else int(digits)
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    return value
 
 
 class PositionFormatError(ValueError):
@@ -85,6 +127,19 @@ def _err(message: str, source: str, line: int | None) -> PositionFormatError:
     return PositionFormatError(message, source, line)
 
 
+def _whole(text: str, what: str, source: str, line: int | None, low: int = 0, high: int = MAX_COUNTER) -> int:
+    try:
+        return parse_whole(text, what, low, high)
+    except ValueError as exc:
+        raise _err(str(exc), source, line) from None
+
+
+def _game_moves(tokens: list[str], source: str, line: int | None) -> list[str]:
+    if len(tokens) > MAX_GAME_MOVES:
+        raise _err(f"a game record has at most {MAX_GAME_MOVES:,} moves, this one has {len(tokens):,}", source, line)
+    return tokens
+
+
 def parse_fen_board(text: str, source: str = "<input>", line: int | None = None) -> tuple[Board, int, int]:
     """The board part of a FEN: (board, X mask, O mask)."""
     ranks = text.split("/")
@@ -94,11 +149,12 @@ def parse_fen_board(text: str, source: str = "<input>", line: int | None = None)
             raise _err(f"FEN rank {i} from the top is empty", source, line)
         cells = []
         for tok in _FEN_RANK_TOKEN.findall(rank):
-            if tok.isdigit():
+            if "0" <= tok[0] <= "9":
+                if len(tok) > 2 or int(tok) > MAX_SQUARES:
+                    raise _err(f"FEN rank {i} from the top has a run of {quote(tok)} empty squares; boards have "
+                               f"at most {MAX_SQUARES}", source, line)
                 if int(tok) == 0:
                     raise _err(f"FEN rank {i} from the top has a run of 0 empty squares", source, line)
-                if int(tok) > MAX_SQUARES:
-                    raise _err(f"FEN rank {i} from the top has a run of {tok} empty squares; boards have at most {MAX_SQUARES}", source, line)
                 cells.extend("." * int(tok))
             elif tok in "xXoO-":
                 cells.append(tok.lower() if tok != "-" else "#")
@@ -149,36 +205,32 @@ def _parse_fen_fields(text: str, rules: Rules, source: str, line: int | None):
         raise _err("empty FEN", source, line)
     if toks[0].lower() == "startpos":
         if len(toks) > 1 and toks[1].lower() != "moves":
-            raise _err(f"unexpected {toks[1]!r} after startpos (only 'moves ...' may follow)", source, line)
+            raise _err(f"unexpected {quote(toks[1])} after startpos (only 'moves ...' may follow)", source, line)
         toks = STARTPOS.split() + toks[1:]
     moves = None
     lowered = [t.lower() for t in toks]
     if "moves" in lowered:
         at = lowered.index("moves")
-        toks, moves = toks[:at], toks[at + 1:]
+        toks, moves = toks[:at], _game_moves(toks[at + 1:], source, line)
         if not toks:
             raise _err("'moves' with no position before it", source, line)
     if not _FEN_BOARD.fullmatch(toks[0]):
         bad = next((ch for ch in toks[0] if ch not in "xXoO0123456789-/"), None)
         if bad is not None:
             raise _err(f"FEN board has an unknown character {bad!r}", source, line)
-        raise _err(f"FEN board {toks[0]!r} has an empty rank", source, line)
+        raise _err(f"FEN board {quote(toks[0])} has an empty rank", source, line)
     board, x, o = parse_fen_board(toks[0], source, line)
     side, counter, fullmove = X, 0, 1
     if len(toks) > 1:
         if toks[1].lower() not in SIDES:
-            raise _err(f"FEN side to move must be 'x' or 'o', not {toks[1]!r}", source, line)
+            raise _err(f"FEN side to move must be 'x' or 'o', not {quote(toks[1])}", source, line)
         side = toks[1].lower()
     if len(toks) > 2:
-        if not toks[2].isdigit():
-            raise _err(f"FEN counter must be a whole number >= 0, not {toks[2]!r}", source, line)
-        counter = int(toks[2])
+        counter = _whole(toks[2], "FEN counter", source, line)
     if len(toks) > 3:
-        if not toks[3].isdigit() or int(toks[3]) < 1:
-            raise _err(f"FEN move number must be a whole number >= 1, not {toks[3]!r}", source, line)
-        fullmove = int(toks[3])
+        fullmove = _whole(toks[3], "FEN move number", source, line, low=1)
     if len(toks) > 4:
-        raise _err(f"unexpected {toks[4]!r} after the FEN", source, line)
+        raise _err(f"unexpected {quote(toks[4])} after the FEN", source, line)
     position = Position(board, x, o, side, counter if rules.counter else 0, rules, fullmove)
     return position, len(toks) > 1, moves
 
@@ -211,15 +263,46 @@ def write_fen(position: Position) -> str:
 # -- grids ----------------------------------------------------------------------------------------
 
 _FRAME_LINE = re.compile(r"\s*[+\-][+\- ]*")
-_LEFT_LABEL = re.compile(r"\s*([0-9]+) ?(.*)", re.S)
-_RIGHT_LABEL = re.compile(r"(.*?) ?([0-9]+)\s*", re.S)
-_BARS = re.compile(r"\s*\|(.*)\|\s*", re.S)
 _GRID_CELLS = {"x": "x", "X": "x", "o": "o", "O": "o", "#": "#", ".": ".", " ": "."}
+
+
+def _left_label(text: str) -> tuple[str, str] | None:
+    """(digits, rest) of a row that starts with a rank label (``3 x..o``), else None: what
+    ``\\s*([0-9]+) ?(.*)`` matched, without a regular expression."""
+    body = text.lstrip()
+    end = 0
+    while end < len(body) and "0" <= body[end] <= "9":
+        end += 1
+    if end == 0:
+        return None
+    rest = body[end:]
+    return body[:end], rest[1:] if rest.startswith(" ") else rest
+
+
+def _right_label(text: str) -> tuple[str, str] | None:
+    """(digits, rest) of a row that ends with a rank label (``x..o 3``), else None: what
+    ``(.*?) ?([0-9]+)\\s*`` matched (that expression took quadratic time on long digit runs)."""
+    body = text.rstrip()
+    start = len(body)
+    while start > 0 and "0" <= body[start - 1] <= "9":
+        start -= 1
+    if start == len(body):
+        return None
+    rest = body[:start]
+    return body[start:], rest[:-1] if rest.endswith(" ") else rest
+
+
+def _inside_bars(text: str) -> str | None:
+    """The part of a row between its outer ``|`` bars (``|x..o|``), else None."""
+    body = text.strip()
+    if len(body) >= 2 and body[0] == "|" and body[-1] == "|":
+        return body[1:-1]
+    return None
 
 
 def _is_file_header(text: str) -> bool:
     letters = text.replace(" ", "")
-    if not letters or not letters.isalpha() or letters[0] != "a":
+    if not letters or len(letters) > 3 * MAX_SQUARES or not letters.isalpha() or letters[0] != "a":
         return False
     names, n = "", 0
     while len(names) < len(letters):
@@ -233,10 +316,12 @@ def _strip_outer(lines: list[tuple[int, str]], source: str) -> list[tuple[int, s
     def removable(text: str) -> bool:
         return bool(_FRAME_LINE.fullmatch(text)) or _is_file_header(text.strip())
 
-    while lines and removable(lines[0][1]):
-        lines = lines[1:]
-    while lines and removable(lines[-1][1]):
-        lines = lines[:-1]
+    first, last = 0, len(lines)
+    while first < last and removable(lines[first][1]):
+        first += 1
+    while last > first and removable(lines[last - 1][1]):
+        last -= 1
+    lines = lines[first:last]
     for n, text in lines:
         if _FRAME_LINE.fullmatch(text):
             raise _err("a frame line inside the grid", source, n)
@@ -251,31 +336,31 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
         raise _err("no board rows (only a frame or a header)", source, first)
 
     # Rank labels, on the left and/or the right: all rows or none, reading R..1 downwards.
-    def labels(pattern, take_label, take_rest, rows):
-        found = [pattern.fullmatch(t) for _, t in rows]
+    def labels(split, rows):
+        found = [split(t) for _, t in rows]
         if not any(found):
             return rows, None
         if not all(found):
             n = rows[found.index(None)][0]
             raise _err("inconsistent rank labels: some rows are labelled, this one is not", source, n)
-        return [(n, m.group(take_rest)) for (n, _), m in zip(rows, found)], [int(m.group(take_label)) for m in found]
+        return [(n, rest) for (n, _), (_, rest) in zip(rows, found)], [label for label, _ in found]
 
-    rows, left = labels(_LEFT_LABEL, 1, 2, lines)
-    rows, right = labels(_RIGHT_LABEL, 2, 1, rows)
+    rows, left = labels(_left_label, lines)
+    rows, right = labels(_right_label, rows)
     R = len(rows)
     for labelled in (left, right):
         if labelled is not None:
             for (n, _), got, want in zip(rows, labelled, range(R, 0, -1)):
-                if got != want:
-                    raise _err(f"rank label {got} should be {want} (ranks count up from 1 at the bottom row)",
-                               source, n)
+                if (got.lstrip("0") or "0") != str(want):
+                    raise _err(f"rank label {got if len(got) < 10 else quote(got)} should be {want} "
+                               "(ranks count up from 1 at the bottom row)", source, n)
     # Bars: all rows or none.
-    barred = [_BARS.fullmatch(t) for _, t in rows]
-    if any(barred):
-        for (n, t), m in zip(rows, barred):
-            if not m:
+    barred = [_inside_bars(t) for _, t in rows]
+    if any(inside is not None for inside in barred):
+        for (n, t), inside in zip(rows, barred):
+            if inside is None:
                 raise _err("inconsistent frame: other rows have '|' at both ends, this one does not", source, n)
-        rows = [(n, m.group(1)) for (n, _), m in zip(rows, barred)]
+        rows = [(n, inside) for (n, _), inside in zip(rows, barred)]
     else:
         for n, t in rows:
             if "|" in t:
@@ -309,7 +394,7 @@ def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
         for col, f in enumerate(fields, 1):
             f = f.strip()
             if f not in ("0", "1", "2", "#"):
-                raise _err(f"colon grid field {col} is {f!r}; expected 0 (empty), 1 (X), 2 (O) or #", source, n)
+                raise _err(f"colon grid field {col} is {quote(f)}; expected 0 (empty), 1 (X), 2 (O) or #", source, n)
             row.append({"0": ".", "1": "x", "2": "o", "#": "#"}[f])
         if not row:
             raise _err("empty colon-grid row", source, n)
@@ -353,7 +438,17 @@ def write_colon(position: Position) -> str:
 
 # -- detection and position files ----------------------------------------------------------------
 
-_HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*?)\s*")
+_HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def _header(line: str) -> tuple[str, str] | None:
+    """(key, value) of a ``key: value`` line, else None. Written out rather than as one regular
+    expression: ``\\s*(KEY)\\s*:\\s*(.*?)\\s*`` took quadratic time on long runs of spaces."""
+    key, colon, value = line.partition(":")
+    key = key.strip()
+    if not colon or not _HEADER_KEY.fullmatch(key):
+        return None
+    return key, value.strip()
 
 
 def looks_like_fen(text: str) -> bool:
@@ -366,7 +461,7 @@ def looks_like_fen(text: str) -> bool:
         return False
     if "/" in toks[0] or any(ch.isdigit() for ch in toks[0]):
         return True
-    return len(toks) >= 3 and toks[1].lower() in SIDES and toks[2].isdigit()
+    return len(toks) >= 3 and toks[1].lower() in SIDES and toks[2].isascii() and toks[2].isdigit()
 
 
 def detect_format(lines: list[str]) -> str:
@@ -382,13 +477,10 @@ def _parse_expect(text: str, source: str, line: int) -> dict:
     for item in text.split():
         key, eq, value = item.partition("=")
         if not eq or key not in EXPECT_KEYS or not value:
-            raise _err(f"expect: {item!r} should be key=value with key one of {', '.join(EXPECT_KEYS)}", source, line)
-        if key != "orthodox":
-            try:
-                int(value)
-            except ValueError:
-                raise _err(f"expect: {key} must be a whole number, not {value!r}", source, line) from None
-        out[key] = value if key == "orthodox" else int(value)
+            raise _err(f"expect: {quote(item)} should be key=value with key one of {', '.join(EXPECT_KEYS)}",
+                       source, line)
+        out[key] = value if key == "orthodox" else _whole(value, f"expect: {key}", source, line,
+                                                          -MAX_SQUARES, MAX_SQUARES)
     if not out:
         raise _err("expect: says nothing (write e.g. 'expect: x=9 o=-9 orthodox=9|-9')", source, line)
     return out
@@ -418,9 +510,7 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
         counter, fullmove = 0, 1
     if "counter" in headers:
         n = header_lines["counter"]
-        if not headers["counter"].isdigit():
-            raise _err(f"counter must be a whole number >= 0, not {headers['counter']!r}", source, n)
-        value = int(headers["counter"])
+        value = _whole(headers["counter"], "counter", source, n)
         if kind == "fen" and counter and counter != value and rules.counter:
             raise _err(f"counter {value} contradicts the FEN's counter {counter}", source, n)
         counter = value
@@ -429,7 +519,7 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
         n = header_lines["to-move"]
         want = headers["to-move"].lower()
         if want not in ("x", "o", "both"):
-            raise _err(f"to-move must be x, o or both, not {headers['to-move']!r}", source, n)
+            raise _err(f"to-move must be x, o or both, not {quote(headers['to-move'])}", source, n)
         new = (X, O) if want == "both" else (want,)
         if side_given and new != (side_given,):
             raise _err(f"to-move: {want} contradicts the FEN's side to move {side_given}", source, n)
@@ -442,7 +532,7 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
     if "moves" in headers:
         if moves is not None:
             raise _err("moves given both in a moves: header and after the FEN", source, header_lines["moves"])
-        moves = headers["moves"].split()
+        moves = _game_moves(headers["moves"].split(), source, header_lines["moves"])
     return Entry(position, sides, source, first, headers.get("name"), expect, headers.get("move"), moves,
                  headers.get("player"))
 
@@ -452,7 +542,7 @@ def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str]
     the width of the grid row above it and a non-blank line follows."""
     if not line or not block or len(block[-1][1]) != len(line) or looks_like_fen(block[0][1]):
         return False
-    return n < len(lines) and bool(lines[n].strip()) and not _HEADER.fullmatch(lines[n].rstrip("\r"))
+    return n < len(lines) and bool(lines[n].strip()) and _header(lines[n].rstrip("\r")) is None
 
 
 def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
@@ -495,17 +585,18 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
                 continue
             flush()
             continue
-        m = _HEADER.fullmatch(line)
-        if m:
+        header = _header(line)
+        if header:
             if block:
                 flush()
-            key = m.group(1).lower()
+            key = header[0].lower()
             if key not in HEADER_KEYS:
-                broken = broken or _err(f"unknown header {m.group(1)!r} (known: {', '.join(HEADER_KEYS)})", source, n)
+                broken = broken or _err(f"unknown header {quote(header[0])} (known: {', '.join(HEADER_KEYS)})",
+                                        source, n)
             elif key in headers:
                 broken = broken or _err(f"header {key!r} given twice", source, n)
             else:
-                headers[key] = m.group(2)
+                headers[key] = header[1]
                 header_lines[key] = n
             continue
         block.append((n, line))

@@ -40,15 +40,21 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 2
           "t": 1 << 40, "tb": 1 << 40}
 
 
+MAX_SIZE = 1 << 50  # 1024T: larger sizes are typing mistakes, and a float would lose them
+
+
 def parse_size(text: str) -> int:
-    """Bytes from '512M', '2G', '1.5GB', '1000000'."""
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    """Bytes from '512M', '2G', '1.5GB', '1000000' (ASCII digits, at most :data:`MAX_SIZE`)."""
+    shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}..."
+    m = re.fullmatch(r"\s*([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([a-zA-Z]{0,2})\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
-        raise ValueError(f"{text!r} is not a size (write e.g. 512M or 2G)")
-    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if value <= 0:
-        raise ValueError(f"a size must be positive, not {text!r}")
-    return value
+        raise ValueError(f"{shown} is not a size (write e.g. 512M or 2G)")
+    value = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if value > MAX_SIZE:
+        raise ValueError(f"a size must be at most 1024T, not {shown}")
+    if int(value) <= 0:
+        raise ValueError(f"a size must be positive, not {shown}")
+    return int(value)
 
 
 def size_name(n: int) -> str:

@@ -52,6 +52,8 @@ def game_tree_dot(analyzer: Analyzer, root: Position, depth: int = DEFAULT_TREE_
     node(root)
     expanded: set = set()
     for _ in range(depth):
+        if not frontier:
+            break
         nxt = []
         for p in frontier:
             if p in expanded or p.is_over():

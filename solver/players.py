@@ -93,13 +93,14 @@ class GataxxPlayer(Player):
 
 
 WIN_WEIGHT = 1000
+MAX_ALPHABETA_DEPTH = 32  # far beyond what this pure-Python search finishes; deeper recursion would overflow
 
 
 class AlphaBetaPlayer(Player):
     def __init__(self, depth: int, seed: int | None = 0):
         super().__init__(seed)
-        if depth < 1:
-            raise ValueError("alphabeta needs a depth of at least 1")
+        if not 1 <= depth <= MAX_ALPHABETA_DEPTH:
+            raise ValueError(f"alphabeta needs a depth from 1 to {MAX_ALPHABETA_DEPTH}, not {depth}")
         self.depth = depth
         self.name = f"alphabeta:{depth}"
 
@@ -136,9 +137,9 @@ def make_player(name: str, seed: int | None = 0) -> Player:
         name = name[len("builtin:"):]
     if name.startswith("alphabeta"):
         _, _, depth = name.partition(":")
-        if not depth.isdigit():
-            raise ValueError(f"write alphabeta:D with a depth D, not {name!r}")
+        if not (depth.isascii() and depth.isdigit() and len(depth) <= 4):
+            raise ValueError(f"write alphabeta:D with a depth D from 1 to {MAX_ALPHABETA_DEPTH}, not {name[:40]!r}")
         return AlphaBetaPlayer(int(depth), seed)
     if name not in BUILTIN:
-        raise ValueError(f"unknown player {name!r} (known: {', '.join(BUILTIN)}, alphabeta:D)")
+        raise ValueError(f"unknown player {name[:40]!r} (known: {', '.join(BUILTIN)}, alphabeta:D)")
     return BUILTIN[name](seed)

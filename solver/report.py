@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Line, MoveInfo, outcome_class
-from .formats import Entry, write_fen, write_grid
+from .formats import Entry, printable, write_fen, write_grid
 from .notation import Game, game_name, game_to_json, signed
 from .rules import X, Position, side_name
 
@@ -167,7 +167,8 @@ def report_text(report: Report, show_moves: bool = False) -> str:
     if e.expect and not report.expect_failures:
         out.append("expect: ok")
     out.append(f"solved {report.states:,} positions in {report.seconds:.2f} s ({report.engine})")
-    return "\n".join(out)
+    # Names, file names and expectations come from the input: no control character reaches a terminal.
+    return "\n".join(printable(line) for line in "\n".join(out).split("\n"))
 
 
 # -- JSON -----------------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def parse_rules(name: str) -> Rules:
     try:
         return RULE_SETS[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown rules {name!r} (known: {', '.join(RULE_SETS)})") from None
+        raise ValueError(f"unknown rules {name[:40]!r} (known: {', '.join(RULE_SETS)})") from None
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -130,6 +130,7 @@ class Move(NamedTuple):
 
 PASS = Move(-1, -1)
 PASS_WORDS = ("0000", "pass", "null", "-")
+MAX_MOVE_TEXT = 16  # "bl64-bl64" is the longest move on a board of at most 64 squares
 
 
 def move_name(board: Board, move: Move) -> str:
@@ -153,6 +154,8 @@ def parse_move_text(board: Board, text: str) -> tuple[Move, int | None]:
     t = text.strip().lower()
     if t in PASS_WORDS:
         return PASS, None
+    if len(t) > MAX_MOVE_TEXT:
+        raise InvalidMoveError(f"{text[:MAX_MOVE_TEXT]!r}... ({len(text):,} characters) is not a move")
     m = re.fullmatch(r"([a-z]+[0-9]+)-?([a-z]+[0-9]+)?", t)
     if not m:
         raise InvalidMoveError(f"{text!r} is not a move (expected like c3, a1c3 or 0000)")

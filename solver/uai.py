@@ -3,15 +3,33 @@
 Every wait has a time limit. An engine that exits, stops answering, or answers
 garbage is reported through :class:`EngineProblem` for that position; the next
 question restarts it.
+
+What is read from an engine is bounded: a line of at most :data:`MAX_LINE_BYTES`
+(output without a newline is not buffered without end), at most
+:data:`MAX_ANSWER_BYTES` in answer to one command, and at most
+:data:`QUEUE_LINES` lines waiting to be read (an engine that talks while nobody
+listens is blocked by its pipe). More is a problem and the engine is restarted.
+Bytes that are not UTF-8 are replaced, never fatal. The engine runs in a session
+of its own, and stopping it ends its whole process group, so the processes it
+forked end with it (and a Ctrl-C on the terminal reaches only this program).
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
+
+from .formats import quote
+
+MAX_LINE_BYTES = 64 << 10
+MAX_ANSWER_BYTES = 1 << 20
+QUEUE_LINES = 256
+_TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES
 
 
 class EngineProblem(Exception):
@@ -21,14 +39,18 @@ class EngineProblem(Exception):
 class UAIEngine:
     def __init__(self, command: str, go: str = "depth 6", timeout: float = 10.0, startup_timeout: float = 10.0):
         self.command = command
-        self.argv = shlex.split(command)
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"cannot read the engine command {quote(command)}: {exc}") from None
         if not self.argv:
             raise ValueError("empty engine command")
         self.go = go
         self.timeout = timeout
         self.startup_timeout = startup_timeout
         self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue = queue.Queue()
+        self.lines: queue.Queue = queue.Queue(QUEUE_LINES)
+        self.stop = threading.Event()
         self.name = command
         self.restarts = 0
 
@@ -37,26 +59,49 @@ class UAIEngine:
     def _start(self) -> None:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                         stderr=subprocess.DEVNULL, start_new_session=True)
         except OSError as exc:
             self.proc = None
-            raise EngineProblem(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
-        self.lines = queue.Queue()
-        threading.Thread(target=self._reader, args=(self.proc, self.lines), daemon=True).start()
+            raise EngineProblem(f"cannot start {quote(self.argv[0])}: {exc.strerror}") from None
+        self.lines = queue.Queue(QUEUE_LINES)
+        self.stop = threading.Event()
+        threading.Thread(target=self._reader, args=(self.proc.stdout, self.lines, self.stop), daemon=True).start()
         self._send("uai")
         for line in self._until("uaiok", self.startup_timeout, "uai"):
             if line.startswith("id name "):
                 self.name = line[len("id name "):].strip() or self.command
 
     @staticmethod
-    def _reader(proc, lines) -> None:
-        for line in proc.stdout:
-            lines.put(line.rstrip("\n"))
-        lines.put(None)  # end of output: the engine exited
+    def _reader(stream, lines: queue.Queue, stop: threading.Event) -> None:
+        """The engine's output into ``lines``, a line at a time (None at the end of the output)."""
+        def put(item) -> bool:
+            while not stop.is_set():
+                try:
+                    lines.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        try:
+            while True:
+                raw = stream.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    put(_TOO_LONG)
+                    return
+                if not put(raw.decode("utf-8", "replace").rstrip("\r\n")):
+                    return
+        except (OSError, ValueError):
+            pass
+        finally:
+            stream.close()  # here, not by whoever stops the engine: closing it blocks while a read is on
+        put(None)
 
     def _send(self, text: str) -> None:
         try:
-            self.proc.stdin.write(text + "\n")
+            self.proc.stdin.write((text + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             self._kill()
@@ -65,6 +110,7 @@ class UAIEngine:
     def _until(self, token: str, timeout: float, what: str) -> list[str]:
         """Lines up to the first one starting with ``token`` (returned last)."""
         seen = []
+        size = 0
         end = time.monotonic() + timeout
         while True:
             left = end - time.monotonic()
@@ -77,29 +123,55 @@ class UAIEngine:
                 code = self.proc.wait() if self.proc else None
                 self._kill()
                 raise EngineProblem(f"the engine crashed during {what} (exit status {code}; restarted)")
+            if line is _TOO_LONG:
+                self._kill()
+                raise EngineProblem(f"a line of more than {MAX_LINE_BYTES >> 10} KiB in answer to {what} "
+                                    "(restarted)")
+            size += len(line) + 1
+            if size > MAX_ANSWER_BYTES:
+                self._kill()
+                raise EngineProblem(f"more than {MAX_ANSWER_BYTES >> 20} MiB of output in answer to {what} "
+                                    "(restarted)")
+            words = line.split(None, 1)
             seen.append(line.strip())
-            if line.strip().split(" ")[0] == token:
+            if words and words[0] == token:
                 return seen
+
+    def _end(self, proc: subprocess.Popen) -> None:
+        """Kill the engine's process group (its forked children too) and reap it."""
+        self.stop.set()
+        killpg = getattr(os, "killpg", None)
+        try:
+            if killpg is not None:
+                killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            proc.stdin.close()
+        except (OSError, ValueError):
+            pass
 
     def _kill(self) -> None:
         if self.proc is not None:
-            try:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+            self._end(self.proc)
             self.proc = None
             self.restarts += 1
 
     def close(self) -> None:
-        if self.proc is not None:
+        proc = self.proc
+        if proc is not None:
             try:
                 self._send("quit")
-                self.proc.wait(timeout=2)
+                proc.wait(timeout=2)
             except (EngineProblem, subprocess.TimeoutExpired):
                 pass
-            if self.proc is not None and self.proc.poll() is None:
-                self.proc.kill()
+            self._end(proc)  # whatever it forked and left behind
             self.proc = None
 
     # -- questions ----------------------------------------------------------------------------
@@ -115,5 +187,5 @@ class UAIEngine:
         lines = self._until("bestmove", self.timeout, "go")
         parts = lines[-1].split()
         if len(parts) < 2:
-            raise EngineProblem(f"unparsable answer {lines[-1]!r}")
+            raise EngineProblem(f"unparsable answer {quote(lines[-1])}")
         return parts[1]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .analysis import Analyzer
 from .engine import choose_oracle
-from .formats import Entry, PositionFormatError, write_fen
+from .formats import Entry, PositionFormatError, printable, write_fen
 from .limits import LimitError
 from .rules import IllegalMoveError, InvalidMoveError, Position, X, side_name
 
@@ -229,7 +229,7 @@ def summary_table(summaries: list[PlayerSummary]) -> str:
         if s.worst:
             lines.append(f"worst of {s.player}: " + "; ".join(f"{c.source}:{c.line} {c.move} loses {c.loss}"
                                                               for c in s.worst))
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 # -- HTML -----------------------------------------------------------------------------------------

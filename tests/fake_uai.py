@@ -4,8 +4,11 @@
 
 MODE decides what it answers to `go`: good (the solver's best move), bad (the worst
 move), illegal (a move onto an occupied square), garbage (a line that is not a move),
-hang (nothing, ever), crash (exits at once), or a comma-separated cycle of these,
-one per question. With a second argument FILE, the engine hangs or crashes only
+hang (nothing, ever), crash (exits at once), badutf8 (a bestmove line with bytes that
+are not UTF-8), endless (bytes without a newline, until it is killed), chatty (info
+lines without end), huge (a 5 MB bestmove token), fork (forks a child that sleeps and
+writes its pid to FILE, then answers good), or a comma-separated cycle of these, one
+per question. With a second argument FILE, the engine hangs or crashes only
 the first time (when FILE does not exist yet; it creates it), then answers good moves:
 so the tests can see a restarted engine answer.
 """
@@ -37,7 +40,7 @@ def main() -> None:
         elif words[0] == "go":
             mode = modes[asked % len(modes)]
             asked += 1
-            if len(sys.argv) > 2:
+            if len(sys.argv) > 2 and mode != "fork":
                 once = __import__("pathlib").Path(sys.argv[2])
                 if once.exists():
                     mode = "good"
@@ -45,6 +48,27 @@ def main() -> None:
                     once.write_text("done")
             if mode == "crash":
                 sys.exit(3)
+            if mode == "badutf8":
+                out.flush()
+                sys.stdout.buffer.write(b"info string \xff\xfe\xc3\nbestmove \xff\xc3(\n")
+                sys.stdout.buffer.flush()
+                continue
+            if mode in ("endless", "chatty"):
+                chunk = "x" * 65536 if mode == "endless" else "info depth 1 score cp 0\n" * 2000
+                while True:
+                    out.write(chunk)
+                    out.flush()
+            if mode == "huge":
+                out.write("bestmove " + "a" * 5_000_000 + "1\n")
+                out.flush()
+                continue
+            if mode == "fork":
+                child = __import__("os").fork()
+                if child == 0:
+                    __import__("pathlib").Path(sys.argv[2]).write_text(str(__import__("os").getpid()))
+                    __import__("time").sleep(600)
+                    __import__("os")._exit(0)
+                mode = "good"
             if mode == "hang":
                 out.flush()
                 while True:

@@ -73,7 +73,7 @@ def test_expect_failure_sets_status_1(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["--rules", "chess"], "invalid choice: 'chess'"),
-    (["--max-states", "lots"], "'lots' is not a whole number"),
+    (["--max-states", "lots"], "argument --max-states: must be a whole number from 1 to 1,000,000,000,000,000, not 'lots'"),
     (["--to-move", "z"], "invalid choice: 'z'"),
 ])
 def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
@@ -82,6 +82,7 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert err.count("\n") == 1 and err.endswith("(see ataxx-solve --help)\n")  # one line, no usage block
 
 
 def test_module_entry_point_runs_in_a_real_process():

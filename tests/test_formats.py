@@ -102,7 +102,7 @@ MALFORMED = [
     ("; only a comment\n", "the input is empty", None),
     ("x5o/7/7/7/7/7/o5x q 0 1\n", "side to move must be 'x' or 'o'", 1),
     ("x5o/7/7/7/7/7/o5x x -3 1\n", "counter must be a whole number", 1),
-    ("x5o/7/7/7/7/7/o5x x 0 0\n", "move number must be a whole number >= 1", 1),
+    ("x5o/7/7/7/7/7/o5x x 0 0\n", "move number must be a whole number from 1 to", 1),
     ("x5o/7/7/7/7/7/o5x x 0 1 extra\n", "unexpected 'extra'", 1),
     ("x5o//7 x 0 1\n", "empty rank", 1),
     ("x0o/3 x\n", "run of 0", 1),

@@ -68,7 +68,7 @@ def choose_oracle(position: Position, engine: str = "auto", max_states: int | No
     if engine == "auto":
         engine = choose_engine(position, max_memory)
     if engine == "reference":
-        return ReferenceOracle(max_states)
+        return ReferenceOracle(max_states, deadline=deadline, max_memory=max_memory)
     if engine == "retro":
         from .retro import RetroOracle
 

@@ -37,7 +37,7 @@ def _count_last_ply(mine, theirs, counter, playable, adj, jmp, reach, rules):
     return n if n > 0 else np.int64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perft_count(mine, theirs, counter, depth, playable, adj, jmp, reach, rules, abort):
     """Leaves of the move tree of ``depth`` plies from the mover's position (-1 if ``abort[0]`` was set)."""
     if depth == 0:
