@@ -452,16 +452,46 @@ def _grow2(a, n):
 
 # -- the test -------------------------------------------------------------------------------------
 
+@njit(cache=True)
+def _etc(m, t, c, moff, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind, cleft, ccutw, be, probe):
+    """The best score the table proves for the mover through one move (for a cut-off), or -INF."""
+    for k in range(n):  # load the children's buckets first, then read them
+        nm, nt = play(m, t, mv[moff + k], adj)
+        if nsym > 1:
+            nm, nt, _ = canonical(nm, nt, canon)
+        prefetch(ttflat, _bucket(nm, nt, nbmask) * ENTRY_WORDS)
+    best = -INF_SCORE
+    for k in range(n):
+        code = mv[moff + k]
+        nm, nt = play(m, t, code, adj)
+        if nsym > 1:
+            nm, nt, _ = canonical(nm, nt, canon)
+        tt_probe(tt, _bucket(nm, nt, nbmask), nm, nt, next_counter(c, code, rules), clock_kind, cleft, ccutw, probe)
+        if probe[1] < INF_SCORE:
+            v = _parent_score(-probe[1])
+            if v > best:
+                best = v
+                if best >= be:
+                    return best
+    return best
+
+
 @njit(cache=True, nogil=True)
 def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_kind, playable, adj, jmp, reach,
-                canon, symperm, syminv, rules, tt, ck, ci, history, stats, abort, max_stack):
+                canon, symperm, syminv, rules, tt, ttflat, ck, ci, history, stats, abort, max_stack, etc_left):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
     ``horizon`` > 0 cuts the game after that many plies, the cut scoring
     ``horizon_score`` for the root's mover. ``loopy``: apply the repetition rule.
     ``clock_kind``: 1 for the uai clock fact in the table, else 0. Returns the
     score; ``stats[S_STOP]`` != 0 means it stopped without an answer.
+
+    An explicit stack of frames (no recursion, no ply limit): the loop is in one of
+    three states, entering the node of ``ply``, descending into the move at that
+    node's index (a child that is over, or cut by the horizon, is scored on the spot
+    without a frame of its own), or taking a child's result (``ret_score``, ``ret_dep``).
     """
+    ENTER, DESCEND, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
     nbmask = tt.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
@@ -488,17 +518,151 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
     fr[0, F_BE] = s
     fr[0, F_MOFF] = 0
     ply = 0
-    entering = True
     ret_score = np.int64(0)
     ret_dep = NONE
+    stats[S_NODES] += 1
+    over, score = game_status(mine, theirs, counter, playable, reach, rules)
+    if over:
+        return score * M
+    if horizon > 0 and horizon < min_plies_to_end(mine, theirs, counter, playable, reach, rules):
+        return horizon_score
+    state = ENTER
     while True:
-        if entering:
-            entering = False
+        if state == ENTER:
+            # -- a node that is not over and not cut: the table, repetitions, then its moves --------
             m = fm[ply]
             t = ft[ply]
             c = fr[ply, F_C]
             al = fr[ply, F_AL]
             be = fr[ply, F_BE]
+            if ply > stats[S_MAXPLY]:
+                stats[S_MAXPLY] = ply
+            hcut = horizon_score if ply % 2 == 0 else -horizon_score
+            if nsym > 1:
+                cm, ct, sym = canonical(m, t, canon)
+            else:
+                cm, ct, sym = m, t, np.int64(0)
+            empties = np.int64(popcount(playable & ~(m | t)))
+            left = horizon - ply if horizon > 0 else np.int64(0)
+            cutw = np.int64(0) if horizon == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
+            base = _bucket(cm, ct, nbmask)
+            stats[S_PROBES] += 1
+            tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, probe)
+            lo = probe[0]
+            hi = probe[1]
+            tt_move = probe[2]
+            if probe[3] != 0:
+                stats[S_HITS] += 1
+            cdep = NONE
+            if not (lo >= be or hi <= al) and ptop > 0 and _c_marked(cflt, cm, ct, c):
+                e = c_probe(ck, ci, fr, ply, cm, ct, c)
+                if e >= 0:
+                    cv = ci[e, C_VAL]
+                    chr_ = ci[e, C_HR]
+                    usable = chr_ == 0
+                    if not usable and cutw != 0 and ci[e, C_HWIN] + 1 == cutw:
+                        if cutw == 2:
+                            usable = left >= chr_ if ci[e, C_LOW] == 1 else left <= chr_
+                        else:
+                            usable = left <= chr_ if ci[e, C_LOW] == 1 else left >= chr_
+                    if usable:
+                        if ci[e, C_LOW] == 1 and cv >= be:
+                            lo = cv
+                            cdep = ci[e, C_DEP]
+                        elif ci[e, C_LOW] == 0 and cv <= al:
+                            hi = cv
+                            cdep = ci[e, C_DEP]
+                        if cdep != NONE:
+                            stats[S_CHITS] += 1
+                    if tt_move == -2 and ci[e, C_MOVE] != -2:
+                        tt_move = ci[e, C_MOVE]
+            if lo >= be or hi <= al or lo == hi:
+                stats[S_TTCUTS] += 1
+                ret_score = lo if lo >= be else (hi if hi <= al else lo)
+                ret_dep = cdep
+                if ply == 0:
+                    return ret_score
+                ply -= 1
+                state = RETURNED
+            else:
+                repeated = -1
+                if loopy:
+                    i = ply - 1
+                    while i >= 0 and fr[i, F_EMP] == empties:
+                        if fk1[i] == cm and fk2[i] == ct:
+                            repeated = i
+                            break
+                        i -= 1
+                if repeated >= 0:
+                    # exactly the boundary on F's side of the window (0 is never inside it)
+                    stats[S_REPS] += 1
+                    ret_score = be if 0 >= be else al
+                    ret_dep = np.int64(repeated)
+                    ply -= 1  # never the root: a repetition needs a position above
+                    state = RETURNED
+                else:
+                    if ply + 1 >= cap:
+                        if 2 * cap > max_stack:
+                            stats[S_STOP] = STOP_STACK
+                            return np.int64(0)
+                        cap *= 2
+                        fr = _grow2(fr, cap)
+                        fm = _grow1(fm, cap)
+                        ft = _grow1(ft, cap)
+                        fk1 = _grow1(fk1, cap)
+                        fk2 = _grow1(fk2, cap)
+                    moff = fr[ply, F_MOFF]
+                    if moff + MAX_MOVES > mcap:
+                        mcap = 2 * mcap + MAX_MOVES
+                        mv = _grow1(mv, mcap)
+                        mo = _grow1(mo, mcap)
+                    fk1[ply] = cm
+                    fk2[ply] = ct
+                    fr[ply, F_EMP] = empties
+                    fr[ply, F_SYM] = sym
+                    fr[ply, F_PST] = ptop
+                    fr[ply, F_NODES] = stats[S_NODES]
+                    fr[ply, F_LEFT] = left
+                    fr[ply, F_CUTW] = cutw
+                    stats[S_VISITS] += 1
+                    fr[ply, F_VISIT] = stats[S_VISITS]
+                    if tt_move != -2:
+                        tt_move = map_move_by(tt_move, syminv, sym)
+                    n = gen_moves_at(m, t, playable, adj, jmp, mv, moff)
+                    if n == 0:
+                        mv[moff] = -1
+                        n = 1
+                    for k in range(n):
+                        mo[moff + k] = _order_key(m, t, mv[moff + k], tt_move, adj, history)
+                    stats[S_GENERATED] += n
+                    if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 1:
+                        # enhanced transposition cut-off: a child the table already refutes
+                        etc_v = _etc(m, t, c, moff, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind,
+                                     left - 1 if horizon > 0 else np.int64(0), 3 - cutw if cutw != 0 else np.int64(0),
+                                     be, probe)
+                        if etc_v >= be:
+                            stats[S_ETC] += 1
+                            ret_score = etc_v
+                            ret_dep = NONE
+                            if ply == 0:
+                                return ret_score
+                            ply -= 1
+                            state = RETURNED
+                            continue
+                    fr[ply, F_N] = n
+                    fr[ply, F_I] = 0
+                    fr[ply, F_BEST] = -INF_SCORE
+                    fr[ply, F_BESTMV] = -2
+                    fr[ply, F_DEP] = NONE
+                    _pick(mv, mo, moff, 0, n)
+                    state = DESCEND
+            continue
+        if state == DESCEND:
+            # -- play the move at this node's index; score a child that is over or cut here -------
+            moff = fr[ply, F_MOFF]
+            code = mv[moff + fr[ply, F_I]]
+            nm, nt = play(fm[ply], ft[ply], code, adj)
+            nc = next_counter(fr[ply, F_C], code, rules)
             stats[S_NODES] += 1
             if (stats[S_NODES] & 16383) == 0:
                 if abort[0] != 0:
@@ -507,251 +671,148 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
                     stats[S_STOP] = STOP_NODES
                 if stats[S_STOP] != 0:
                     return np.int64(0)
-            if ply > stats[S_MAXPLY]:
-                stats[S_MAXPLY] = ply
-            over, score = game_status(m, t, c, playable, reach, rules)
-            hcut = horizon_score if ply % 2 == 0 else -horizon_score
+            over, score = game_status(nm, nt, nc, playable, reach, rules)
             if over:
-                ret_score, ret_dep = score * M, NONE
                 stats[S_TERMINAL] += 1
-            elif horizon > 0 and (ply >= horizon or horizon - ply < min_plies_to_end(m, t, c, playable, reach, rules)):
-                ret_score, ret_dep = hcut, NONE  # every line from here reaches the cut first
-                stats[S_HCUTS] += 1
-            else:
-                if nsym > 1:
-                    cm, ct, sym = canonical(m, t, canon)
-                else:
-                    cm, ct, sym = m, t, np.int64(0)
-                empties = np.int64(popcount(playable & ~(m | t)))
-                left = horizon - ply if horizon > 0 else np.int64(0)
-                cutw = np.int64(0) if horizon == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
-                base = _bucket(cm, ct, nbmask)
-                stats[S_PROBES] += 1
-                tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, probe)
-                lo = probe[0]
-                hi = probe[1]
-                tt_move = probe[2]
-                if probe[3] != 0:
-                    stats[S_HITS] += 1
-                cdep = NONE
-                if not (lo >= be or hi <= al) and ptop > 0 and _c_marked(cflt, cm, ct, c):
-                    e = c_probe(ck, ci, fr, ply, cm, ct, c)
-                    if e >= 0:
-                        cv = ci[e, C_VAL]
-                        chr_ = ci[e, C_HR]
-                        usable = chr_ == 0
-                        if not usable and cutw != 0 and ci[e, C_HWIN] + 1 == cutw:
-                            if cutw == 2:
-                                usable = left >= chr_ if ci[e, C_LOW] == 1 else left <= chr_
-                            else:
-                                usable = left <= chr_ if ci[e, C_LOW] == 1 else left >= chr_
-                        if usable:
-                            if ci[e, C_LOW] == 1 and cv >= be:
-                                lo = cv
-                                cdep = ci[e, C_DEP]
-                            elif ci[e, C_LOW] == 0 and cv <= al:
-                                hi = cv
-                                cdep = ci[e, C_DEP]
-                            if cdep != NONE:
-                                stats[S_CHITS] += 1
-                        if tt_move == -2 and ci[e, C_MOVE] != -2:
-                            tt_move = ci[e, C_MOVE]
-                if lo >= be or hi <= al or lo == hi:
-                    stats[S_TTCUTS] += 1
-                    ret_score = lo if lo >= be else (hi if hi <= al else lo)
-                    ret_dep = cdep
-                else:
-                    repeated = -1
-                    if loopy:
-                        i = ply - 1
-                        while i >= 0 and fr[i, F_EMP] == empties:
-                            if fk1[i] == cm and fk2[i] == ct:
-                                repeated = i
-                                break
-                            i -= 1
-                    if repeated >= 0:
-                        # exactly the boundary on F's side of the window (0 is never inside it)
-                        stats[S_REPS] += 1
-                        ret_score = be if 0 >= be else al
-                        ret_dep = np.int64(repeated)
-                    else:
-                        if ply + 1 >= cap:
-                            if 2 * cap > max_stack:
-                                stats[S_STOP] = STOP_STACK
-                                return np.int64(0)
-                            cap *= 2
-                            fr = _grow2(fr, cap)
-                            fm = _grow1(fm, cap)
-                            ft = _grow1(ft, cap)
-                            fk1 = _grow1(fk1, cap)
-                            fk2 = _grow1(fk2, cap)
-                        moff = fr[ply, F_MOFF]
-                        if moff + MAX_MOVES > mcap:
-                            mcap = 2 * mcap + MAX_MOVES
-                            mv = _grow1(mv, mcap)
-                            mo = _grow1(mo, mcap)
-                        fk1[ply] = cm
-                        fk2[ply] = ct
-                        fr[ply, F_EMP] = empties
-                        fr[ply, F_SYM] = sym
-                        fr[ply, F_PST] = ptop
-                        stats[S_VISITS] += 1
-                        fr[ply, F_VISIT] = stats[S_VISITS]
-                        fr[ply, F_NODES] = stats[S_NODES]
-                        fr[ply, F_LEFT] = left
-                        fr[ply, F_CUTW] = cutw
-                        if tt_move != -2:
-                            tt_move = map_move_by(tt_move, syminv, sym)
-                        n = gen_moves_at(m, t, playable, adj, jmp, mv, moff)
-                        if n == 0:
-                            mv[moff] = -1
-                            n = 1
-                        for k in range(n):
-                            mo[moff + k] = _order_key(m, t, mv[moff + k], tt_move, adj, history)
-                        fr[ply, F_N] = n
-                        fr[ply, F_I] = 0
-                        stats[S_GENERATED] += n
-                        fr[ply, F_BEST] = -INF_SCORE
-                        fr[ply, F_BESTMV] = -2
-                        fr[ply, F_DEP] = NONE
-                        code = _pick(mv, mo, moff, 0, n)
-                        nm, nt = play(m, t, code, adj)
-                        fm[ply + 1] = nm
-                        ft[ply + 1] = nt
-                        fr[ply + 1, F_C] = next_counter(c, code, rules)
-                        fr[ply + 1, F_AL] = -_widen(be)
-                        fr[ply + 1, F_BE] = -_widen(al)
-                        fr[ply + 1, F_MOFF] = moff + n
-                        ply += 1
-                        entering = True
-                        continue
-        else:
-            # -- a child returned (ret_score, ret_dep) to the node of this ply ---------------------
-            i = fr[ply, F_I]
-            n = fr[ply, F_N]
-            moff = fr[ply, F_MOFF]
-            code = mv[moff + i]
-            v = _parent_score(-ret_score)
-            cutoff = False
-            if v > fr[ply, F_BEST]:
-                fr[ply, F_BEST] = v
-                fr[ply, F_BESTMV] = code
-            if v >= fr[ply, F_BE]:
-                cutoff = True
-                fr[ply, F_DEP] = ret_dep  # a cut rests on this child alone
-                stats[S_CUTS] += 1
-                if i == 0:
-                    stats[S_FIRSTCUTS] += 1
-                if code >= 0:
-                    history[code & 8191] += 1 + n
-            elif ret_dep < fr[ply, F_DEP]:
-                fr[ply, F_DEP] = ret_dep  # a fail low rests on every child
-            i += 1
-            stats[S_SEARCHED] += 1
-            if not cutoff and i < n:
-                fr[ply, F_I] = i
-                code = _pick(mv, mo, moff, i, n)
-                nm, nt = play(fm[ply], ft[ply], code, adj)
-                fm[ply + 1] = nm
-                ft[ply + 1] = nt
-                fr[ply + 1, F_C] = next_counter(fr[ply, F_C], code, rules)
-                fr[ply + 1, F_AL] = -_widen(fr[ply, F_BE])
-                fr[ply + 1, F_BE] = -_widen(fr[ply, F_AL])
-                fr[ply + 1, F_MOFF] = moff + n
-                ply += 1
-                entering = True
+                ret_score = score * M
+                ret_dep = NONE
+                state = RETURNED
                 continue
-            # -- the node is finished ------------------------------------------------------------
-            best = fr[ply, F_BEST]
-            al = fr[ply, F_AL]
-            be = fr[ply, F_BE]
-            dep = fr[ply, F_DEP]
-            high = best >= be
-            f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
-            dq = dep if dep < ply else NONE
-            pst = fr[ply, F_PST]
-            # what this result is: a proved bound, or one that holds in the cut game only
-            cutw = fr[ply, F_CUTW]
-            left = fr[ply, F_LEFT]
-            hwin = np.int64(0) if cutw == 1 else np.int64(1)
-            # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
-            real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
-            hr = np.int64(0) if real else max(np.int64(1), left)
-            nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
-            work = np.int64(0)
-            while nodes_used > 1 and work < 15:
-                nodes_used >>= 1
-                work += 1
-            bm = fr[ply, F_BESTMV]
-            cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
-            if f_side:
-                # validate, or rest on what this node rests on, every result that rested on it
-                w = pst
-                for r in range(pst, ptop):
-                    e = pend[r, 0]
-                    if ci[e, C_OWN] != pend[r, 1]:
-                        continue  # overwritten meanwhile
-                    d = ci[e, C_DEP]
-                    nd = dq if d >= ply else min(d, dq)
-                    if nd == NONE:
-                        stats[S_VALIDATED] += 1
-                        ev = ci[e, C_VAL]
-                        elow = ci[e, C_LOW]
-                        ereal = ci[e, C_HR] == 0
-                        tt_store(tt, _bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
-                                 ev if (elow == 1 and ereal) else -INF_SCORE,
-                                 ev if (elow == 0 and ereal) else INF_SCORE,
-                                 ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
-                        ci[e, C_OWN] = 0
-                    else:
-                        ci[e, C_DEP] = nd
-                        ci[e, C_DVISIT] = fr[nd, F_VISIT]
-                        pend[w, 0] = e
-                        pend[w, 1] = pend[r, 1]
-                        w += 1
-                ptop = w
-            else:
-                # a P success: what rested on this node assumed F held here; drop all of it
-                for r in range(pst, ptop):
-                    e = pend[r, 0]
-                    if ci[e, C_OWN] == pend[r, 1]:
-                        ci[e, C_OWN] = 0
-                        stats[S_DISCARDED] += 1
-                ptop = pst
-            if dq == NONE:
-                stats[S_STORES] += 1
-                tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
-                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
-                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
-            elif ptop < pcap:
-                e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
-                if e >= 0:
-                    stats[S_PENDING] += 1
-                    ck[e, 0] = fk1[ply]
-                    ck[e, 1] = fk2[ply]
-                    ci[e, C_CNT] = fr[ply, F_C]
-                    ci[e, C_VAL] = best
-                    ci[e, C_LOW] = 1 if high else 0
-                    ci[e, C_HR] = hr
-                    ci[e, C_HWIN] = hwin
-                    ci[e, C_DEP] = dq
-                    ci[e, C_DVISIT] = fr[dq, F_VISIT]
-                    ci[e, C_MOVE] = cmove
-                    ci[e, C_WORK] = work
-                    ci[e, C_OWN] = fr[ply, F_VISIT]
-                    pend[ptop, 0] = e
-                    pend[ptop, 1] = fr[ply, F_VISIT]
-                    ptop += 1
-                    _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
-                    cflt_used = True
-            if ptop == 0 and cflt_used:
-                cflt[:] = 0
-                cflt_used = False
-            ret_score = best
-            ret_dep = dq
+            if horizon > 0 and (ply + 1 >= horizon or
+                                horizon - ply - 1 < min_plies_to_end(nm, nt, nc, playable, reach, rules)):
+                stats[S_HCUTS] += 1  # every line from the child reaches the cut first
+                ret_score = -horizon_score if ply % 2 == 0 else horizon_score
+                ret_dep = NONE
+                state = RETURNED
+                continue
+            fm[ply + 1] = nm
+            ft[ply + 1] = nt
+            fr[ply + 1, F_C] = nc
+            fr[ply + 1, F_AL] = -_widen(fr[ply, F_BE])
+            fr[ply + 1, F_BE] = -_widen(fr[ply, F_AL])
+            fr[ply + 1, F_MOFF] = moff + fr[ply, F_N]
+            ply += 1
+            state = ENTER
+            continue
+        # -- state RETURNED: the child at this node's index returned (ret_score, ret_dep) ----------
+        i = fr[ply, F_I]
+        n = fr[ply, F_N]
+        moff = fr[ply, F_MOFF]
+        code = mv[moff + i]
+        v = _parent_score(-ret_score)
+        cutoff = False
+        if v > fr[ply, F_BEST]:
+            fr[ply, F_BEST] = v
+            fr[ply, F_BESTMV] = code
+        if v >= fr[ply, F_BE]:
+            cutoff = True
+            fr[ply, F_DEP] = ret_dep  # a cut rests on this child alone
+            stats[S_CUTS] += 1
+            if i == 0:
+                stats[S_FIRSTCUTS] += 1
+            if code >= 0:
+                history[code & 8191] += 1 + n
+        elif ret_dep < fr[ply, F_DEP]:
+            fr[ply, F_DEP] = ret_dep  # a fail low rests on every child
+        i += 1
+        stats[S_SEARCHED] += 1
+        if not cutoff and i < n:
+            fr[ply, F_I] = i
+            _pick(mv, mo, moff, i, n)
+            state = DESCEND
+            continue
+        # -- the node is finished ------------------------------------------------------------------
+        best = fr[ply, F_BEST]
+        al = fr[ply, F_AL]
+        be = fr[ply, F_BE]
+        dep = fr[ply, F_DEP]
+        high = best >= be
+        f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
+        dq = dep if dep < ply else NONE
+        pst = fr[ply, F_PST]
+        # what this result is: a proved bound, or one that holds in the cut game only
+        cutw = fr[ply, F_CUTW]
+        left = fr[ply, F_LEFT]
+        hwin = np.int64(0) if cutw == 1 else np.int64(1)
+        # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
+        real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
+        hr = np.int64(0) if real else max(np.int64(1), left)
+        nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
+        work = np.int64(0)
+        while nodes_used > 1 and work < 15:
+            nodes_used >>= 1
+            work += 1
+        bm = fr[ply, F_BESTMV]
+        cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
+        if f_side:
+            # validate, or rest on what this node rests on, every result that rested on it
+            w = pst
+            for r in range(pst, ptop):
+                e = pend[r, 0]
+                if ci[e, C_OWN] != pend[r, 1]:
+                    continue  # overwritten meanwhile
+                d = ci[e, C_DEP]
+                nd = dq if d >= ply else min(d, dq)
+                if nd == NONE:
+                    stats[S_VALIDATED] += 1
+                    ev = ci[e, C_VAL]
+                    elow = ci[e, C_LOW]
+                    ereal = ci[e, C_HR] == 0
+                    tt_store(tt, _bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
+                             ev if (elow == 1 and ereal) else -INF_SCORE,
+                             ev if (elow == 0 and ereal) else INF_SCORE,
+                             ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
+                    ci[e, C_OWN] = 0
+                else:
+                    ci[e, C_DEP] = nd
+                    ci[e, C_DVISIT] = fr[nd, F_VISIT]
+                    pend[w, 0] = e
+                    pend[w, 1] = pend[r, 1]
+                    w += 1
+            ptop = w
+        else:
+            # a P success: what rested on this node assumed F held here; drop all of it
+            for r in range(pst, ptop):
+                e = pend[r, 0]
+                if ci[e, C_OWN] == pend[r, 1]:
+                    ci[e, C_OWN] = 0
+                    stats[S_DISCARDED] += 1
+            ptop = pst
+        if dq == NONE:
+            stats[S_STORES] += 1
+            tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
+                     best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
+                     best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+        elif ptop < pcap:
+            e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
+            if e >= 0:
+                stats[S_PENDING] += 1
+                ck[e, 0] = fk1[ply]
+                ck[e, 1] = fk2[ply]
+                ci[e, C_CNT] = fr[ply, F_C]
+                ci[e, C_VAL] = best
+                ci[e, C_LOW] = 1 if high else 0
+                ci[e, C_HR] = hr
+                ci[e, C_HWIN] = hwin
+                ci[e, C_DEP] = dq
+                ci[e, C_DVISIT] = fr[dq, F_VISIT]
+                ci[e, C_MOVE] = cmove
+                ci[e, C_WORK] = work
+                ci[e, C_OWN] = fr[ply, F_VISIT]
+                pend[ptop, 0] = e
+                pend[ptop, 1] = fr[ply, F_VISIT]
+                ptop += 1
+                _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
+                cflt_used = True
+        if ptop == 0 and cflt_used:
+            cflt[:] = 0
+            cflt_used = False
+        ret_score = best
+        ret_dep = dq
         if ply == 0:
             return ret_score
         ply -= 1
+        state = RETURNED
 
 
 @njit(cache=True)
@@ -782,8 +843,10 @@ def value_threshold(k: int) -> int:
 
 
 HORIZON_LIMIT = 64
+ETC_LEFT = 4  # enhanced transposition cut-offs at nodes with at least this many plies left
 HORIZON_STEP = 2
 HORIZON_SPAN = 6
+HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
 DEFAULT_STACK_BYTES = 1 << 30
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
 
@@ -881,8 +944,10 @@ class SearchOracle:
             horizon_limit = HORIZON_LIMIT if board.size > SYMMETRY_MAX_SQUARES else 0
         self.horizon_limit = min(horizon_limit, 255)
         self.squares = board.playable.bit_count()
+        self.etc_left = ETC_LEFT
         self._values: dict = {}
         self._results: dict = {}
+        self._ladder: dict = {}
         self._status = None
         self._start = time.monotonic()
 
@@ -944,7 +1009,8 @@ class SearchOracle:
             r = run.call(search_test, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s),
                          np.int64(horizon), np.int64(horizon_score), self.loopy, np.int64(self.clock_kind),
                          T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules, self.tt,
-                         self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
+                         self.tt.reshape(-1), self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
+                         np.int64(self.etc_left),
                          deadline=self.deadline, on_tick=self._tick)
         except KeyboardInterrupt:
             raise SearchStopped("interrupt", int(self.stats[S_NODES])) from None
@@ -966,9 +1032,13 @@ class SearchOracle:
         repetition rule. Raises :class:`SearchStopped`.
         """
         empty = (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count()
-        first = horizon = max(4, 2 * empty)
+        first = max(4, 2 * empty)
+        # a test stopped by a node budget goes on, when asked again, from the horizon it reached
+        ladder = (int(mine), int(theirs), int(counter), int(s))
+        horizon = self._ladder.get(ladder, first)
         p_is_mover = s > 0  # the side that needs more than a draw at this threshold
         while horizon <= self.horizon_limit:
+            self._ladder[ladder] = horizon
             # the cut scored as a loss for P: a P success is real
             r = self._run(mine, theirs, counter, s, horizon, -CUT_SCORE if p_is_mover else CUT_SCORE, node_limit)
             if (r >= s) == p_is_mover:
@@ -976,7 +1046,8 @@ class SearchOracle:
             r = self._run(mine, theirs, counter, s, horizon, CUT_SCORE if p_is_mover else -CUT_SCORE, node_limit)
             if (r >= s) != p_is_mover:
                 return r >= s, r
-            horizon = horizon + HORIZON_STEP if horizon < first + HORIZON_SPAN else 2 * horizon
+            horizon = horizon + HORIZON_STEP if horizon < first + HORIZON_SPAN else \
+                max(horizon + HORIZON_STEP, (horizon * HORIZON_GROWTH // 4) & ~1)
         r = self._run(mine, theirs, counter, s, 0, 0, node_limit)
         return r >= s, r
 
@@ -1008,8 +1079,12 @@ class SearchOracle:
         ``outcome_only``, until the outcome is proved) or a limit stops the search.
 
         Never raises for a limit: the bounds proved so far come back with ``stopped`` set.
-        Tests get node budgets that grow fourfold in turn, so that an easy question is not
-        held up by a hard one (the table keeps what each aborted test found).
+        The outcome first (does the mover win? does it at least draw?), then the margin
+        from the bound found towards the material count, each test moving to the bound its
+        fail-soft score proves (MTD(f)). Tests get node budgets that grow fourfold: a test
+        over its budget yields to the next question (the middle of the interval), so an easy
+        question is not held up by a hard one; the table keeps what an aborted test found.
+        ``lower``/``upper``: bounds already known (from a cache).
         """
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         start_nodes = int(self.stats[S_NODES])
@@ -1025,42 +1100,35 @@ class SearchOracle:
         guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
         self._status = SearchStatus(int(self.stats[S_NODES]), 0.0, lo, hi, None, None)
         stopped = None
-        budget = 1 << 16
-        step = 1
+        budget = 1 << 21
+        target = None  # the next margin test, from the last fail-soft result
 
-        def decided(lo, hi):
-            if lo == hi:
-                return True
-            return outcome_only and (lo > 0 or hi < 0 or (lo == 0 and hi == 0))
+        def outcome_known(lo, hi):
+            return lo > 0 or hi < 0 or (lo == 0 and hi == 0)
 
         def candidates(lo, hi):
-            # outcome first: does the mover win (k = 1)? does it at least draw (k = 0)?
             out = []
-            for k in ((1, 0) if guess >= 1 else (0, 1)):
-                if lo < k <= hi:
-                    out.append(k)
-            if out and not (lo > 0 or hi < 0 or lo == hi == 0):
-                return out
-            if outcome_only:
-                return out
-            # then the margin: up from the guess in growing steps, then bisection
-            if lo < guess < hi:
-                out.append(guess + 1 if guess + 1 <= hi else guess)
-            out.append(min(hi, lo + step))
-            out.append(max(lo + 1, hi - step + 1))
-            out.append((lo + hi + 1) // 2)
+            if not outcome_known(lo, hi):
+                out = [k for k in ((1, 0) if guess >= 1 else (0, 1)) if lo < k <= hi]
+            elif not outcome_only:
+                k = target if target is not None else (guess + 1 if guess >= lo + 1 else guess)
+                out = [max(lo + 1, min(hi, k)), (lo + hi + 1) // 2]
             seen = []
             for k in out:
                 if lo < k <= hi and k not in seen:
                     seen.append(k)
             return seen
 
-        while not decided(lo, hi):
+        while True:
+            todo = candidates(lo, hi)
+            if not todo:
+                break
             progressed = False
-            for k in candidates(lo, hi):
+            for k in todo:
                 self._status.lower, self._status.upper, self._status.threshold = lo, hi, k
                 try:
-                    holds, r = self.test(mine, theirs, counter, value_threshold(k), node_limit=int(self.stats[S_NODES]) + budget)
+                    holds, r = self.test(mine, theirs, counter, value_threshold(k),
+                                         node_limit=int(self.stats[S_NODES]) + budget)
                 except SearchStopped as stop:
                     if stop.reason == "budget":
                         continue
@@ -1068,6 +1136,7 @@ class SearchOracle:
                     break
                 if holds:
                     lo = max(lo, min(hi, max(k, score_class(r))))
+                    target = lo + 1
                     if lo > best_lower:
                         try:
                             move = self._proved_move(mine, theirs, counter, lo)
@@ -1081,12 +1150,9 @@ class SearchOracle:
                             if stop.reason != "budget":
                                 stopped = stop.reason
                                 break
-                    if k > guess:
-                        step *= 2
                 else:
                     hi = min(hi, max(lo, min(k - 1, score_class(r))))
-                    if k <= guess:
-                        step *= 2
+                    target = hi
                 guess = max(lo, min(hi, guess))
                 self._status.lower, self._status.upper = lo, hi
                 self._status.best_move = best_move
@@ -1099,8 +1165,9 @@ class SearchOracle:
         if best_move is None:
             best_move = self._guess_move(mine, theirs, counter)
         self._status = None
+        done = lo == hi or (outcome_only and outcome_known(lo, hi))
         return Bounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
-                      stopped if not decided(lo, hi) else None)
+                      None if done else stopped)
 
     def _guess_move(self, mine, theirs, counter):
         """The table's move for the position, else the first move in the search's order."""
