@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .notation import ELIDED, Game, Number, Split, simplest_between
+from .notation import ELIDED, Game, Number, Split, signed, simplest_between
 from .rules import O, PASS, X, Move, Position, move_order_key, other
 
 DEFAULT_ORTH_DEPTH = 8
@@ -70,6 +70,67 @@ class Evaluation:
         if self.value < 0:
             return f"O wins by {-self.value}"
         return "draw by infinite play" if self.infinite else "draw"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """What is proved about a value, from X's side: lower <= value <= upper (SPEC section 4.1).
+
+    ``squares`` is the number of playable squares: a bound that is not proved is the widest,
+    minus or plus ``squares``.
+    """
+
+    lower: int
+    upper: int
+    squares: int
+
+    @classmethod
+    def unknown(cls, squares: int) -> "Interval":
+        return cls(-squares, squares, squares)
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+    @property
+    def outcome(self) -> str:
+        """'x-wins', 'o-wins', 'draw' when proved; else 'x-at-least-draws', 'o-at-least-draws' or 'unknown'."""
+        if self.lower > 0:
+            return "x-wins"
+        if self.upper < 0:
+            return "o-wins"
+        if self.lower == 0 == self.upper:
+            return "draw"
+        if self.lower >= 0:
+            return "x-at-least-draws"
+        if self.upper <= 0:
+            return "o-at-least-draws"
+        return "unknown"
+
+    @property
+    def outcome_proved(self) -> bool:
+        return self.outcome in ("x-wins", "o-wins", "draw")
+
+    def text(self) -> str:
+        """'+3', or '+1..+49' (the interval in signed values)."""
+        if self.exact:
+            return signed(self.lower)
+        return f"{signed(self.lower)}..{signed(self.upper)}"
+
+    def describe(self) -> str:
+        """In words: 'X wins by 3 to 7', 'O wins by at least 2', 'X at least draws', ..."""
+        lo, hi, top = self.lower, self.upper, self.squares
+        if self.exact:
+            return Evaluation(lo, 0).describe()
+        if lo > 0:
+            return f"X wins by at least {lo}" if hi >= top else f"X wins by {lo} to {hi}"
+        if hi < 0:
+            return f"O wins by at least {-hi}" if lo <= -top else f"O wins by {-hi} to {-lo}"
+        if lo == 0:
+            return "X at least draws"
+        if hi == 0:
+            return "O at least draws"
+        return "the outcome is not proved"
 
 
 def _mover_gets_more_than_draw(turn: str, value: int) -> bool:

@@ -34,17 +34,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .analysis import Analyzer, Evaluation, outcome_class
+from .analysis import Analyzer, Evaluation, Interval
+from .board import MAX_SQUARES
 from .cache import Cache, CacheError, board_row, side_row
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
-from .limits import LimitError
 from .notation import game_name
-from .report import check_expect_values, solve_entry
+from .report import check_expect_values, proved_outcome_class, side_json, solve_entry
+from .rules import X, side_name
 
 
 # Part of every fingerprint: a new layout of the records makes the old ones stale.
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
 # The keys that every record has and that recognise this command's output file.
 RECORD_KEYS = ("file", "line", "ok", "fingerprint")
 
@@ -95,17 +96,36 @@ def _base(entry: Entry, options: Options) -> dict:
             "fingerprint": fingerprint(entry, options)}
 
 
-def _side(value: int, depth: int | None, best: str | None) -> dict:
-    """The record of one side to move (solved or from the cache)."""
-    return {"value": value, "outcome": Evaluation(value, depth).outcome, "depth": depth, "best_move": best}
+def _cached_side(hit, side: str) -> dict:
+    """A side's record from the cache, with the keys of :func:`report.side_json`."""
+    out = {"lower": hit.lower, "upper": hit.upper, "exact": hit.exact}
+    if hit.exact:
+        out["value"] = hit.lower
+    if hit.exact and hit.depth_known:
+        out["outcome"] = Evaluation(hit.lower, hit.depth).outcome
+        out["depth"] = hit.depth
+    else:
+        out["outcome"] = Interval(hit.lower, hit.upper, MAX_SQUARES).outcome
+    out["best_move"] = hit.best
+    if hit.best is not None and hit.best_bound is not None:
+        out["best_move_bound"] = {"lower" if side == X else "upper": hit.best_bound}
+    return out
 
 
-def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None) -> dict:
+def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None, exact: bool) -> dict:
+    """Board facts, the ``expect:`` check and ``ok`` (solved exactly, every expectation met)."""
     if entry.is_board:
-        a, b = by_side["x"], by_side["o"]
-        rec["stops"] = {"x": a, "o": b}
-        rec["outcome_class"] = outcome_class(a, b)
+        (a_lo, a_hi), (b_lo, b_hi) = by_side["x"], by_side["o"]
+        if a_lo == a_hi and b_lo == b_hi:
+            rec["stops"] = {"x": a_lo, "o": b_lo}
+        rec["outcome_class"] = proved_outcome_class(Interval(a_lo, a_hi, MAX_SQUARES), Interval(b_lo, b_hi, MAX_SQUARES))
         rec["orthodox"] = orthodox
+    rec["exact"] = exact
+    rec["ok"] = exact
+    if not exact:
+        rec["error"] = "not solved exactly: " + "; ".join(
+            f"{side_name(side)} to move {lo}..{hi}" for side, (lo, hi) in by_side.items() if lo != hi) \
+            if any(lo != hi for lo, hi in by_side.values()) else "not solved exactly: the board summary is missing"
     if entry.expect:
         failures = check_expect_values(entry, by_side, orthodox)
         rec["expect"] = {"ok": not failures, "failures": failures}
@@ -115,59 +135,71 @@ def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None) -> dic
     return rec
 
 
-def solved_record(entry: Entry, options: Options) -> tuple[dict, list]:
-    """Solve one entry: (its record, the cache rows it produced)."""
-    from .engine import choose_oracle
+def solved_record(entry: Entry, options: Options, known: dict | None = None) -> tuple[dict, list]:
+    """Solve one entry: (its record, the cache rows it produced). ``known``: what the cache
+    already proved per side (:class:`CachedSide`), where a longer run starts from."""
+    from .engine import choose_oracle, warm_up
 
     start = time.perf_counter()
     rec = _base(entry, options)
-    deadline = time.monotonic() + options.timeout if options.timeout else None
-    try:
-        oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
-                               max_memory=options.max_memory, deadline=deadline)
-        kw = {} if options.orth_depth is None else {"orth_depth": options.orth_depth}
-        report = solve_entry(entry, Analyzer(oracle, **kw))
-    except LimitError as exc:
-        rec.update(ok=False, error=f"stopped: {exc}", seconds=round(time.perf_counter() - start, 4))
-        return rec, []
+    oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
+                           max_memory=options.max_memory)
+    if options.timeout:
+        warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
+        oracle.deadline = time.monotonic() + options.timeout
+    kw = {} if options.orth_depth is None else {"orth_depth": options.orth_depth}
+    report = solve_entry(entry, Analyzer(oracle, **kw), known=known)
     rows = []
     sides, by_side = {}, {}
     for s in report.sides:
-        ev, best = s.evaluation, s.best.name if s.best else None
-        sides[s.side] = _side(ev.value, ev.depth, best)
-        by_side[s.side] = ev.value
-        rows.append(side_row(s.position, ev.value, ev.depth, best))
-    orthodox = game_name(report.board.orthodox) if report.board else None
+        sides[s.side] = side_json(s)
+        by_side[s.side] = (s.interval.lower, s.interval.upper)
+        if s.exact or s.interval.lower > -s.interval.squares or s.interval.upper < s.interval.squares:
+            rows.append(side_row(s.position, s.interval.lower, s.interval.upper,
+                                 s.evaluation.depth if s.evaluation is not None else None, s.best_move_name,
+                                 s.best_bound if s.best_move is not None else None,
+                                 depth_known=s.evaluation is not None))
+    orthodox = game_name(report.board.orthodox) if report.board and report.board.orthodox is not None else None
     if orthodox is not None:
         rows.append(board_row(entry.position, orthodox))
-    rec.update(ok=True, sides=sides, engine=report.engine, states=report.states)
-    _finish(rec, entry, by_side, orthodox)
+    rec.update(sides=sides, engine=report.engine, states=report.states)
+    _finish(rec, entry, by_side, orthodox, report.exact)
+    stops = sorted({s.stopped for s in report.sides if s.stopped is not None})
+    if stops:
+        rec["stopped"] = stops[0] if len(stops) == 1 else stops
     rec["seconds"] = round(time.perf_counter() - start, 4)
     return rec, rows
 
 
-def cached_record(entry: Entry, cache: Cache, options: Options) -> dict | None:
-    """The record of an entry answered from the cache, or None if some part is missing
-    (raises CacheError when the cache cannot be read)."""
-    sides, by_side = {}, {}
+def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | None, dict]:
+    """(the record of an entry answered from the cache, or None if some part is missing or not
+    exact; what the cache knows per side, for a run that starts from it). Raises CacheError when
+    the cache cannot be read."""
+    sides, by_side, known = {}, {}, {}
+    complete = True
     for side in entry.sides:
         p = entry.position.replace(turn=side)
         hit = cache.get_side(p)
         if hit is None:
-            return None
-        value, depth, best = hit
-        sides[side] = _side(value, depth, best)
-        by_side[side] = value
+            complete = False
+            continue
+        known[side] = hit
+        if not hit.exact:
+            complete = False
+        sides[side] = _cached_side(hit, side)
+        by_side[side] = (hit.lower, hit.upper)
     orthodox = None
-    if entry.is_board:
+    if complete and entry.is_board:
         orthodox = cache.get_orthodox(entry.position)
         if orthodox is None:
-            return None
+            complete = False
+    if not complete:
+        return None, known
     rec = _base(entry, options)
-    rec.update(ok=True, sides=sides, engine="cache", states=0)
-    _finish(rec, entry, by_side, orthodox)
+    rec.update(sides=sides, engine="cache", states=0)
+    _finish(rec, entry, by_side, orthodox, True)
     rec["seconds"] = 0.0
-    return rec
+    return rec, known
 
 
 def error_record(err: PositionFormatError) -> dict:
@@ -177,9 +209,9 @@ def error_record(err: PositionFormatError) -> dict:
 
 
 def _worker(args):
-    index, entry, options = args
+    index, entry, options, known = args
     try:
-        rec, rows = solved_record(entry, options)
+        rec, rows = solved_record(entry, options, known)
     except Exception as exc:  # a bug in one position must not stop the batch
         rec, rows = dict(_base(entry, options), ok=False, error=f"internal error: {type(exc).__name__}: {exc}"), []
     return index, rec, rows
@@ -343,12 +375,12 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
                 records[i] = prior
                 pending[i] = None  # already in the file
                 continue
-            rec = from_cache(lambda c: cached_record(item, c, options))
+            rec, known = from_cache(lambda c: cached_record(item, c, options)) or (None, {})
             if rec is not None:
                 summary.cached += 1
                 pending[i] = rec
             else:
-                todo.append((i, item, options))
+                todo.append((i, item, options, known))
 
         def flush():
             nonlocal next_to_write

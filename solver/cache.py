@@ -22,6 +22,7 @@ import logging
 import os
 import sqlite3
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from .board import MAX_SQUARES
@@ -30,7 +31,7 @@ from .rules import InvalidMoveError, Move, Position, X, move_order_key, parse_mo
 LOGGER = logging.getLogger(__name__)
 
 FORMAT = "ataxx-solver-cache"
-VERSION = "1"
+VERSION = "2"
 
 
 class CacheError(Exception):
@@ -121,6 +122,7 @@ class Cache:
                     db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
                     db.execute("CREATE TABLE IF NOT EXISTS solved (rules TEXT NOT NULL, key TEXT NOT NULL, "
                                "kind TEXT NOT NULL, value INTEGER, depth INTEGER, best TEXT, orthodox TEXT, "
+                               "lower INTEGER, upper INTEGER, best_lower INTEGER, "
                                "PRIMARY KEY (rules, key, kind))")
                     db.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)",
                                    [("format", FORMAT), ("version", VERSION),
@@ -134,6 +136,9 @@ class Cache:
         if meta.get("format") != FORMAT or "solved" not in tables:
             raise CacheError(f"{self.path}: an SQLite file, but not an ataxx-solver cache; "
                              "choose another file with --cache")
+        if meta.get("version") == "1":
+            self._upgrade_from_1()
+            meta["version"] = VERSION
         if meta.get("version") != VERSION:
             raise CacheError(f"{self.path}: cache version {meta.get('version')}, this program reads version "
                              f"{VERSION}; clear it with `ataxx-solve cache clear`")
@@ -141,6 +146,22 @@ class Cache:
         # Refuse a cache that cannot be written now, rather than fail after the first solve.
         db.execute("BEGIN IMMEDIATE")
         db.rollback()
+
+    def _upgrade_from_1(self) -> None:
+        """Version 1 kept exact values only; version 2 adds proved bounds (and the bound of the
+        best move found). The old rows are exact: their bounds are their value."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if dict(db.execute("SELECT name, value FROM meta").fetchall()).get("version") == "1":
+                for column in ("lower", "upper", "best_lower"):
+                    db.execute(f"ALTER TABLE solved ADD COLUMN {column} INTEGER")
+                db.execute("UPDATE solved SET lower = value, upper = value, best_lower = value WHERE kind = 'side'")
+                db.execute("UPDATE meta SET value = ? WHERE name = 'version'", (VERSION,))
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -153,20 +174,25 @@ class Cache:
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
 
-    def get_side(self, p: Position):
-        """(value for X, depth or None, preferred move name or None) of p, or None if not cached
-        (or if the row is not a valid result: it is logged and solved again)."""
+    def get_side(self, p: Position) -> CachedSide | None:
+        """What is known of p (X's side), or None if nothing is cached (or if the row is not a
+        valid result: it is logged and solved again)."""
         key, perms = canonical(p)
-        row = self._fetch("SELECT value, depth, best FROM solved WHERE rules=? AND key=? AND kind='side'",
-                          (p.rules.name, key))
+        row = self._fetch("SELECT value, depth, best, lower, upper, best_lower FROM solved "
+                          "WHERE rules=? AND key=? AND kind='side'", (p.rules.name, key))
         if row is None:
             return None
-        value, depth, best = row
+        value, depth, best, lower, upper, best_lower = row
         try:
-            if not (type(value) is int and abs(value) <= MAX_SQUARES):
-                raise ValueError(f"value {value!r}")
-            if not (depth is None or (type(depth) is int and depth >= 0)):
+            for name, v in (("lower", lower), ("upper", upper)):
+                if not (type(v) is int and abs(v) <= MAX_SQUARES):
+                    raise ValueError(f"{name} {v!r}")
+            if lower > upper or not (value is None or (type(value) is int and value == lower == upper)):
+                raise ValueError(f"value {value!r} with bounds {lower!r}..{upper!r}")
+            if not (depth is None or (type(depth) is int and depth >= -1)):
                 raise ValueError(f"depth {depth!r}")
+            if not (best_lower is None or (type(best_lower) is int and abs(best_lower) <= MAX_SQUARES)):
+                raise ValueError(f"best move bound {best_lower!r}")
             move = None
             if best is not None:
                 if not isinstance(best, str):
@@ -177,7 +203,12 @@ class Cache:
         except (ValueError, InvalidMoveError, IndexError) as exc:
             LOGGER.warning("%s: ignoring a bad row for %s (%s)", self.path, key, exc)
             return None
-        return (value if p.turn == X else -value), depth, move
+        known = depth != -1
+        depth = None if depth == -1 else depth
+        if p.turn == X:
+            return CachedSide(lower, upper, value is not None, depth, known, move, best_lower)
+        return CachedSide(-upper, -lower, value is not None, depth, known, move,
+                          None if best_lower is None else -best_lower)
 
     def get_orthodox(self, p: Position) -> str | None:
         key, _ = canonical(p.replace(turn=X))
@@ -196,7 +227,8 @@ class Cache:
         for attempt in range(20):
             try:
                 with self.db:
-                    self.db.executemany("INSERT OR REPLACE INTO solved VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                    self.db.executemany("INSERT OR REPLACE INTO solved VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        [self._merged(row) for row in rows])
                 return
             except sqlite3.OperationalError as exc:  # locked by another writer: wait and retry
                 if "locked" not in str(exc) or attempt == 19:
@@ -204,6 +236,27 @@ class Cache:
                 time.sleep(0.05 * (attempt + 1))
             except sqlite3.Error as exc:
                 raise CacheError(f"{self.path}: cannot write the cache ({exc})") from None
+
+    def _merged(self, row: tuple) -> tuple:
+        """A side row combined with what the cache already proved: bounds only narrow, an exact
+        row is never replaced by bounds, the best move kept is the one with the better bound."""
+        rules, key, kind, value, depth, best, orth, lower, upper, best_lower = row
+        if kind != "side":
+            return row
+        old = self.db.execute("SELECT value, depth, best, lower, upper, best_lower FROM solved "
+                              "WHERE rules=? AND key=? AND kind='side'", (rules, key)).fetchone()
+        if old is None or not all(type(v) is int for v in old[3:5]):
+            return row
+        o_value, o_depth, o_best, o_lower, o_upper, o_best_lower = old
+        if o_value is not None and (value is None or (depth is None and o_depth is not None)):
+            return (rules, key, kind) + tuple(old[:3]) + (orth, o_lower, o_upper, o_best_lower)
+        if value is None:
+            lower, upper = max(lower, o_lower), min(upper, o_upper)
+            value = lower if lower == upper else None
+            if o_best is not None and (best is None or (o_best_lower is not None and
+                                                        (best_lower is None or o_best_lower > best_lower))):
+                best, best_lower = o_best, o_best_lower
+        return (rules, key, kind, value, depth, best, orth, lower, upper, best_lower)
 
     # -- for the user -------------------------------------------------------------------------
 
@@ -230,15 +283,46 @@ class Cache:
         return n
 
 
-def side_row(p: Position, value_x: int, depth: int | None, best: str | None) -> tuple:
+@dataclass(frozen=True)
+class CachedSide:
+    """A cached side to move, from X's side: proved bounds (``exact`` when they meet, with the
+    ``depth`` when ``depth_known``: None for infinite play), the best move found and the bound
+    proved for it (at least for X to move, at most for O to move)."""
+
+    lower: int
+    upper: int
+    exact: bool
+    depth: int | None
+    depth_known: bool
+    best: str | None
+    best_bound: int | None
+
+    @property
+    def value(self) -> int | None:
+        return self.lower if self.exact else None
+
+
+def side_row(p: Position, lower_x: int, upper_x: int, depth: int | None, best: str | None,
+             best_bound_x: int | None, depth_known: bool = True) -> tuple:
+    """A row for p: bounds (exact when equal), depth (None: infinite play), the best move and its
+    proved bound, X's side. An exact value whose depth was not computed stores depth -1."""
     key, perms = canonical(p)
     canon_best = None
     if best is not None:
         move = parse_move_text(p.board, best)[0]
         canon_best = p.move_name(_map(move, perms[0]))
-    return (p.rules.name, key, "side", value_x if p.turn == X else -value_x, depth, canon_best, None)
+    if p.turn == X:
+        lower, upper, best_lower = lower_x, upper_x, best_bound_x
+    else:
+        lower, upper = -upper_x, -lower_x
+        best_lower = None if best_bound_x is None else -best_bound_x
+    value = lower if lower == upper else None
+    if value is not None and not depth_known:
+        depth = -1
+    return (p.rules.name, key, "side", value, depth if value is not None else None, canon_best, None,
+            lower, upper, best_lower)
 
 
 def board_row(p: Position, orthodox: str) -> tuple:
     key, _ = canonical(p.replace(turn=X))
-    return (p.rules.name, key, "board", None, None, None, orthodox)
+    return (p.rules.name, key, "board", None, None, None, orthodox, None, None, None)

@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -20,13 +21,13 @@ from . import __version__
 from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
 from .cache import CacheError
 from .pictures import DEFAULT_TREE_DEPTH
-from .engine import ENGINES, choose_oracle
+from .engine import ENGINES, choose_oracle, warm_up
 from .files import OutputError, check_output, replace_file
 from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
-from .report import report_json, report_text, solve_entry
-from .rules import RULE_SETS, X, O, parse_rules
+from .report import report_json, report_text, solve_entry, stop_text
+from .rules import RULE_SETS, O, X, parse_rules, side_name
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 
@@ -111,6 +112,8 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
+    p.add_argument("--outcome-only", action="store_true",
+                   help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
     add_solver_options(p)
     p.add_argument("--orth-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_ORTH_DEPTH, metavar="N",
                    help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH}, "
@@ -192,22 +195,36 @@ def solve_command(argv: list[str]) -> int:
             status = max(status, EXIT_INPUT)
             continue
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (args.to_move,))
-        deadline = time.monotonic() + args.timeout if args.timeout else None
-        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states, max_memory=args.max_memory,
-                               deadline=deadline)
+        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states, max_memory=args.max_memory)
+        if args.timeout:
+            warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
+            oracle.deadline = time.monotonic() + args.timeout
         analyzer = Analyzer(oracle, orth_depth=args.orth_depth)
+        status_line = StatusLine(item.position.board) if sys.stderr.isatty() else None
         try:
-            report = solve_entry(item, analyzer, sides, dominance=args.moves)
-        except LimitError as exc:
-            _say(f"{item.source}:{item.line}: stopped: {exc}{limit_hint(exc)}")
-            if args.json:
-                print(json.dumps({"source": item.source, "line": item.line, "name": item.name, "error": str(exc)}))
+            report = solve_entry(item, analyzer, sides, dominance=args.moves, outcome_only=args.outcome_only,
+                                 progress=status_line.search if status_line else None)
+        finally:
+            if status_line is not None:
+                status_line.close()
+        settled = report.outcomes_proved if args.outcome_only else report.exact
+        if not settled:
             status = max(status, EXIT_FAILED)
-            continue
+            open_ = [s for s in report.sides if not (s.exact or (args.outcome_only and s.interval.outcome_proved))]
+            reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
+            proved = ", ".join(f"{side_name(s.side)} to move {s.interval.text()}" for s in open_)
+            _say(f"{item.source}:{item.line}: stopped: {'; '.join(reasons) or 'not solved'}"
+                 + (f"; proved {proved}" if proved else ""))
+        if report.interrupted:
+            _print_report(args, report)
+            _say("ataxx-solve: interrupted")
+            return EXIT_INTERRUPTED
         if report.expect_failures:
             status = max(status, EXIT_FAILED)
         solved += 1
-        if args.dot or args.svg:
+        if (args.dot or args.svg) and not report.exact:
+            _say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
+        elif args.dot or args.svg:
             try:
                 _write_pictures(args, report, analyzer, solved)
             except OutputError as exc:
@@ -216,13 +233,68 @@ def solve_command(argv: list[str]) -> int:
             except OSError as exc:
                 _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
                 return EXIT_INPUT
-        if args.json:
-            print(json.dumps(report_json(report, args.moves)))
-        else:
-            print(report_text(report, args.moves))
-            print()
-        sys.stdout.flush()
+        _print_report(args, report)
     return status
+
+
+def _print_report(args, report) -> None:
+    if args.json:
+        print(json.dumps(report_json(report, args.moves)))
+    else:
+        print(report_text(report, args.moves))
+        print()
+    sys.stdout.flush()
+
+
+class StatusLine:
+    """One line of live progress on a terminal (stderr), rewritten in place: the side being
+    searched, the interval proved so far, the best move, nodes and nodes per second."""
+
+    def __init__(self, board, stream=None):
+        self.board = board
+        self.stream = stream or sys.stderr
+        self.shown = 0
+        self.last = 0.0
+
+    def show(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        width = shutil.get_terminal_size((100, 20)).columns - 1
+        text = text[:width]
+        self.stream.write("\r" + text + " " * max(0, self.shown - len(text)))
+        self.stream.flush()
+        self.shown = len(text)
+
+    def search(self, side: str, st) -> None:
+        from .notation import signed
+
+        rate = st.nodes / st.seconds if st.seconds > 0 else 0.0
+        best = ""
+        interval = f"{signed(st.lower)}..{signed(st.upper)}" if st.lower != st.upper else signed(st.lower)
+        if side == O:  # the search works from the mover's side
+            interval = f"{signed(-st.upper)}..{signed(-st.lower)}" if st.lower != st.upper else signed(-st.lower)
+        if st.best_move is not None:
+            from .engine.tables import code_move
+            from .rules import move_name
+
+            best = f", best {move_name(self.board, code_move(st.best_move))}"
+        self.show(f"{side.upper()} to move: value {interval}{best} | {_count(st.nodes)} nodes, "
+                  f"{_count(rate)}/s, {st.seconds:.1f} s")
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+            self.shown = 0
+
+
+def _count(n: float) -> str:
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n:.0f}"
 
 
 def perft_command(argv: list[str]) -> int:
@@ -460,21 +532,44 @@ def verify_command(argv: list[str]) -> int:
         return EXIT_INPUT
     verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout)
 
+    status_line = StatusLine(None) if sys.stderr.isatty() else None
+    done = [0]
+
     def show(c):
+        done[0] += 1
+        if status_line is not None:
+            status_line.close()
         if args.json:
             print(json.dumps(c.to_json()), flush=True)
         elif c.problem:
             print(printable(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}"), flush=True)
+        elif c.verdict == "unsettled":
+            print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is unsettled (value after it "
+                            f"{c.value_interval.text()}, position {c.best_interval.text()})"), flush=True)
         elif c.verdict != "optimal":
+            loss = c.loss if c.loss is not None else f"at least {c.min_loss}"
+            best = f"best {c.best_move} " if c.best_move else "best "
             print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is "
                             f"{'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
-                            f" ({c.value:+d}; best {c.best_move} {c.best:+d}, loses {c.loss})"), flush=True)
+                            f" ({c.value_interval.text()}; {best}{c.best_interval.text()}, loses {loss})"), flush=True)
 
+    if status_line is not None:
+        verifier.progress = lambda st: status_line.show(
+            f"checked {done[0]}/{len(choices)}: searching, value {_signed_interval(st)} | {_count(st.nodes)} nodes, "
+            f"{_count(st.nodes / st.seconds if st.seconds > 0 else 0)}/s")
+    checks: list = []
+    interrupted = False
     try:
-        checks = run_verify(choices, askers, verifier, on_check=show)
+        run_verify(choices, askers, verifier, on_check=show, into=checks)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
+        if status_line is not None:
+            status_line.close()
         for a in askers:
             a.close()
+    if interrupted:
+        _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
     summaries = summarise(checks, players=[a.name for a in askers])
     if args.json:
         print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
@@ -482,7 +577,7 @@ def verify_command(argv: list[str]) -> int:
         print()
         print(summary_table(summaries))
         if verifier.unsettled:
-            print(f"{verifier.unsettled} position(s) not settled within the budget: not checked")
+            print(f"{verifier.unsettled} move(s) not settled within the budget (intervals above)")
     if args.html:
         try:
             write_output(args.html, html_report(checks, summaries, verifier,
@@ -494,10 +589,18 @@ def verify_command(argv: list[str]) -> int:
             _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
             return EXIT_INPUT
         _say(f"wrote {args.html}")
+    if interrupted:
+        return EXIT_INTERRUPTED
     if errors:
         return EXIT_INPUT
     problems = any(c.problem for c in checks)
     return EXIT_FAILED if problems or verifier.unsettled else EXIT_OK
+
+
+def _signed_interval(st) -> str:
+    from .notation import signed
+
+    return signed(st.lower) if st.lower == st.upper else f"{signed(st.lower)}..{signed(st.upper)}"
 
 
 COMMANDS = {"verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}

@@ -100,19 +100,22 @@ def square_values(analyzer: Analyzer, p: Position) -> dict[int, int]:
     return best
 
 
-def board_svg(analyzer: Analyzer, p: Position) -> str:
-    """The board as SVG: pieces, blocks, coordinates, and each empty square the side to move
-    can reach tinted by the best value it gets by moving there (green good, red bad for the
-    mover; the value is written in the square)."""
+def board_svg(analyzer: Analyzer, p: Position, tint: bool = True) -> str:
+    """The board as SVG: pieces, blocks, coordinates, and (with ``tint``) each empty square the
+    side to move can reach tinted by the best value it gets by moving there (green good, red
+    bad for the mover; the value is written in the square). Without ``tint`` nothing is solved."""
     board = p.board
-    values = square_values(analyzer, p) if not p.is_over() else {}
+    values = square_values(analyzer, p) if tint and not p.is_over() else {}
     sign = 1 if p.turn == X else -1
     span = max((abs(v) for v in values.values()), default=1) or 1
     width = 2 * MARGIN + board.cols * CELL
     height = 2 * MARGIN + board.rows * CELL + 24
-    ev = analyzer.evaluate(p)
-    title = (f"game over: {signed(ev.value)}" if p.is_over()
-             else f"{side_name(p.turn)} to move, value {signed(ev.value)}")
+    if p.is_over():
+        title = f"game over: {signed(p.result())}"
+    elif tint:
+        title = f"{side_name(p.turn)} to move, value {signed(analyzer.evaluate(p).value)}"
+    else:
+        title = f"{side_name(p.turn)} to move"
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f"<title>{escape(title)}</title>",

@@ -1,14 +1,15 @@
-"""Checking an AI's moves against the exact values.
+"""Checking an AI's moves against the exact values, or against proved bounds on them.
 
 A *choice* is a position and the move some player chose there: from a ``move:``
 header, from a game record walked move by move, or asked of a player (a UAI engine
-or a built-in player) in each position of a file. Each choice in a position the
-solver settles within the budget gets a :class:`Check`: the move's exact value, the
-best value, the loss in points for the mover and a verdict:
+or a built-in player) in each position of a file. Each choice gets a :class:`Check`
+with what was proved about the position's value and the move's value (X's side,
+exact values or intervals, SPEC section 4.1), and a verdict:
 
-- ``optimal``: the move keeps the value;
-- ``inaccuracy``: it loses points but not the outcome (win, draw or loss stays);
-- ``blunder``: it changes the outcome.
+- ``optimal``: the move is proved to keep the value;
+- ``inaccuracy``: it is proved to lose points but not the outcome (win, draw or loss stays);
+- ``blunder``: it is proved to change the outcome;
+- ``unsettled``: the budget ran out before any of these was proved (both intervals are kept).
 
 A player that answers nothing usable (an illegal or unparsable move, a crash, a
 hang) gets a ``problem`` for that position instead.
@@ -20,8 +21,8 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from .analysis import Analyzer
-from .engine import choose_oracle
+from .analysis import Analyzer, Interval
+from .engine import choose_oracle, warm_up
 from .formats import Entry, PositionFormatError, printable, write_fen
 from .limits import LimitError
 from .rules import IllegalMoveError, InvalidMoveError, Position, X, side_name
@@ -34,17 +35,34 @@ class Check:
     name: str | None
     position: Position
     move: str                 # as the player wrote it (normalised when legal)
-    value: int | None = None  # X's side, after the move
-    best: int | None = None   # X's side, the position's value
+    value: int | None = None  # X's side, after the move (when exact)
+    best: int | None = None   # X's side, the position's value (when exact)
     best_move: str | None = None
-    loss: int | None = None   # points the move gives away, for the mover (>= 0)
+    loss: int | None = None   # points the move gives away, for the mover (>= 0), when both values are exact
     verdict: str | None = None
     problem: str | None = None
+    value_interval: Interval | None = None  # what was proved about the move's value (X's side)
+    best_interval: Interval | None = None   # ... and about the position's value
+
+    @property
+    def min_loss(self) -> int | None:
+        """The fewest points the move is proved to lose (for the mover)."""
+        if self.loss is not None:
+            return self.loss
+        if self.value_interval is None or self.best_interval is None:
+            return None
+        if self.position.turn == X:
+            return max(0, self.best_interval.lower - self.value_interval.upper)
+        return max(0, self.value_interval.lower - self.best_interval.upper)
 
     def to_json(self) -> dict:
-        return {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
-                "fen": write_fen(self.position), "move": self.move, "value": self.value, "best": self.best,
-                "best_move": self.best_move, "loss": self.loss, "verdict": self.verdict, "problem": self.problem}
+        out = {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
+               "fen": write_fen(self.position), "move": self.move, "value": self.value, "best": self.best,
+               "best_move": self.best_move, "loss": self.loss, "verdict": self.verdict, "problem": self.problem}
+        for key, iv in (("value", self.value_interval), ("best", self.best_interval)):
+            if iv is not None:
+                out[f"{key}_lower"], out[f"{key}_upper"] = iv.lower, iv.upper
+        return out
 
 
 @dataclass
@@ -54,6 +72,7 @@ class PlayerSummary:
     optimal: int = 0
     inaccuracies: int = 0
     blunders: int = 0
+    unsettled: int = 0
     problems: int = 0
     losses: list = field(default_factory=list)
     worst: list = field(default_factory=list)  # the checks with the largest losses
@@ -69,53 +88,88 @@ class PlayerSummary:
     def to_json(self) -> dict:
         return {"player": self.player, "checked": self.checked, "optimal": self.optimal,
                 "percent_optimal": round(self.percent_optimal, 2), "mean_loss": round(self.mean_loss, 4),
-                "inaccuracies": self.inaccuracies, "blunders": self.blunders, "problems": self.problems,
-                "worst": [f"{c.source}:{c.line} {c.move} (-{c.loss})" for c in self.worst]}
+                "inaccuracies": self.inaccuracies, "blunders": self.blunders, "unsettled": self.unsettled,
+                "problems": self.problems,
+                "worst": [f"{c.source}:{c.line} {c.move} (-{c.min_loss})" for c in self.worst]}
 
 
-def _outcome(v: int) -> int:
-    return (v > 0) - (v < 0)
+def verdict(p: Position, best: Interval, played: Interval) -> str:
+    """The verdict on a move from what is proved about the position's value (``best``) and the
+    move's value (``played``), both X's side: optimal, inaccuracy, blunder or unsettled."""
+    sign = 1 if p.turn == X else -1
+    # in the mover's frame: the position is worth [B_lo, B_hi], the move [m_lo, m_hi], m <= B
+    b_lo, b_hi = (best.lower, best.upper) if sign > 0 else (-best.upper, -best.lower)
+    m_lo, m_hi = (played.lower, played.upper) if sign > 0 else (-played.upper, -played.lower)
+    if m_lo >= b_hi:
+        return "optimal"
+    if (b_lo > 0 and m_hi <= 0) or (b_lo >= 0 and m_hi < 0):
+        return "blunder"
+    if m_hi < b_lo and (m_lo > 0 or b_hi < 0):
+        return "inaccuracy"
+    return "unsettled"
 
 
-def _value(analyzer: Analyzer, p: Position) -> int:
-    """X's value of p, without the depth when the oracle can give the value alone."""
+def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, object]:
+    """What is proved about p's value (X's side) within the budget, and the best move found with
+    its proved bound (mover's side) when the oracle proves bounds; (Interval, (move, bound) or None)."""
+    squares = p.board.playable.bit_count()
     r = p.result()
     if r is not None:
-        return r
-    value_only = getattr(analyzer.oracle, "value", None)
-    if value_only is not None:
-        v = value_only(p)
-        return v if p.turn == X else -v
-    return analyzer.evaluate(p).value
+        return Interval(r, r, squares), None
+    oracle = analyzer.oracle
+    if hasattr(oracle, "bounds"):
+        b = oracle.bounds(p)
+        lo, hi = (b.lower, b.upper) if p.turn == X else (-b.upper, -b.lower)
+        if b.stopped == "interrupt":
+            raise KeyboardInterrupt
+        best = None
+        if b.best_move is not None:
+            from .engine.tables import code_move
+
+            best = (code_move(b.best_move), b.best_lower)
+        return Interval(lo, hi, squares), best
+    try:
+        v = analyzer.oracle.value(p) if hasattr(analyzer.oracle, "value") else analyzer.evaluate(p).value
+        if hasattr(analyzer.oracle, "value") and p.turn != X:
+            v = -v
+    except LimitError:
+        return Interval.unknown(squares), None
+    return Interval(v, v, squares), None
 
 
 def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Check:
-    """Fill ``check`` for the move ``move_text`` in ``p`` (raises LimitError when unsettled).
-    A best move is worked out only for a move that is not optimal."""
+    """Fill ``check`` for the move ``move_text`` in ``p``: what is proved about the position's
+    value and the move's, the verdict, and a move proved to keep the value for a move that
+    does not (when one is found within the budget)."""
     try:
         move = p.parse_move(move_text)
     except (InvalidMoveError, IllegalMoveError) as exc:
         check.problem = f"illegal or unparsable move: {exc}"
         return check
     sign = 1 if p.turn == X else -1
-    best = _value(analyzer, p)
-    played = _value(analyzer, p._apply(move))
+    best, found = _interval(analyzer, p)
+    played, _ = _interval(analyzer, p._apply(move))
     check.move = p.move_name(move)
-    check.value, check.best = played, best
-    check.loss = sign * (best - played)
-    if check.loss == 0:
-        check.verdict = "optimal"
+    check.best_interval, check.value_interval = best, played
+    check.best = best.lower if best.exact else None
+    check.value = played.lower if played.exact else None
+    if best.exact and played.exact:
+        check.loss = sign * (best.lower - played.lower)
+    check.verdict = verdict(p, best, played)
+    if check.verdict == "optimal":
         check.best_move = check.move
-        return check
-    check.verdict = "inaccuracy" if _outcome(best) == _outcome(played) else "blunder"
-    # A move that keeps the value: the first in notation order (found by values alone, which is
-    # much cheaper for the search engine than the depths the preferred move needs).
-    # Likely moves first: the ones that leave the mover the most pieces.
-    def gain(m):
-        return -sign * p._apply(m).material()
+    elif best.exact and found is not None and found[1] == sign * best.lower:
+        check.best_move = p.move_name(found[0])  # the search proved it keeps the value
+    elif best.exact and not hasattr(analyzer.oracle, "bounds"):
+        # the first move, likeliest first (the most pieces left to the mover), that keeps the value
+        def gain(m):
+            return -sign * p._apply(m).material()
 
-    check.best_move = next(p.move_name(m) for m in sorted(p.legal_moves(), key=gain)
-                           if _value(analyzer, p._apply(m)) == best)
+        for m in sorted(p.legal_moves(), key=gain):
+            iv, _ = _interval(analyzer, p._apply(m))
+            if iv.exact and iv.lower == best.lower:
+                check.best_move = p.move_name(m)
+                break
     return check
 
 
@@ -174,28 +228,30 @@ class Verifier:
         self.engine, self.max_states, self.max_memory, self.timeout = engine, max_states, max_memory, timeout
         self.analyzers: dict = {}
         self.unsettled = 0
+        self.progress = None  # called with the search's status while it runs
 
     def analyzer(self, p: Position) -> Analyzer:
         key = (p.board, p.rules.name)
         if key not in self.analyzers:
-            deadline = time.monotonic() + self.timeout if self.timeout else None
-            self.analyzers[key] = Analyzer(choose_oracle(p, self.engine, max_states=self.max_states,
-                                                         max_memory=self.max_memory, deadline=deadline))
+            oracle = choose_oracle(p, self.engine, max_states=self.max_states, max_memory=self.max_memory)
+            if self.timeout:
+                warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
+            if hasattr(oracle, "progress"):
+                oracle.progress = self.progress
+            self.analyzers[key] = Analyzer(oracle)
         a = self.analyzers[key]
         if self.timeout and hasattr(a.oracle, "deadline"):
             a.oracle.deadline = time.monotonic() + self.timeout
         return a
 
-    def check(self, choice: Choice, player: str, move_text: str) -> Check | None:
-        """The check of one choice, or None when the position cannot be settled within the budget."""
+    def check(self, choice: Choice, player: str, move_text: str) -> Check:
+        """The check of one choice (verdict ``unsettled`` when the budget ran out first)."""
         e = choice.entry
         c = Check(player, e.source, e.line, e.name, choice.position, move_text)
-        try:
-            return judge(self.analyzer(choice.position), choice.position, move_text, c)
-        except LimitError:
-            self.analyzers.pop((choice.position.board, choice.position.rules.name), None)
+        c = judge(self.analyzer(choice.position), choice.position, move_text, c)
+        if c.verdict == "unsettled":
             self.unsettled += 1
-            return None
+        return c
 
 
 def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> list[PlayerSummary]:
@@ -206,29 +262,34 @@ def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> l
         if c.problem:
             s.problems += 1
             continue
+        if c.verdict == "unsettled":
+            s.unsettled += 1
+            continue
         s.checked += 1
-        s.losses.append(c.loss)
+        if c.loss is not None:
+            s.losses.append(c.loss)
         s.optimal += c.verdict == "optimal"
         s.inaccuracies += c.verdict == "inaccuracy"
         s.blunders += c.verdict == "blunder"
     for s in by.values():
-        bad = sorted((c for c in checks if c.player == s.player and c.loss), key=lambda c: -c.loss)
+        bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -c.min_loss)
         s.worst = bad[:worst]
     return list(by.values())
 
 
 def summary_table(summaries: list[PlayerSummary]) -> str:
-    head = ("player", "checked", "optimal", "mean loss", "inaccuracies", "blunders", "problems")
+    head = ("player", "checked", "optimal", "mean loss", "inaccuracies", "blunders", "unsettled", "problems")
     rows = [(s.player, str(s.checked), f"{s.percent_optimal:.1f}%", f"{s.mean_loss:.2f}", str(s.inaccuracies),
-             str(s.blunders), str(s.problems)) for s in summaries]
+             str(s.blunders), str(s.unsettled), str(s.problems)) for s in summaries]
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in [head] + rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     for s in summaries:
         if s.worst:
-            lines.append(f"worst of {s.player}: " + "; ".join(f"{c.source}:{c.line} {c.move} loses {c.loss}"
-                                                              for c in s.worst))
+            lines.append(f"worst of {s.player}: " + "; ".join(
+                f"{c.source}:{c.line} {c.move} loses {c.loss if c.loss is not None else f'at least {c.min_loss}'}"
+                for c in s.worst))
     return "\n".join(printable(line) for line in lines)
 
 
@@ -242,18 +303,24 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
 
     rows = "\n".join(
         f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td><td>{s.percent_optimal:.1f}%</td>"
-        f"<td>{s.mean_loss:.2f}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.problems}</td></tr>"
+        f"<td>{s.mean_loss:.2f}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
+        f"<td>{s.problems}</td></tr>"
         for s in summaries)
     cards = []
     for c in checks:
-        if c.verdict in ("inaccuracy", "blunder"):
-            svg = board_svg(verifier.analyzer(c.position), c.position)
+        if c.verdict in ("inaccuracy", "blunder", "unsettled"):
+            analyzer = verifier.analyzer(c.position)
+            # the tinted board needs every move's value: only where that is cheap (not the search)
+            svg = board_svg(analyzer, c.position, tint=not hasattr(analyzer.oracle, "bounds"))
+            loss = (f"loses {c.loss} point{'s' if c.loss != 1 else ''}" if c.loss is not None else
+                    f"loses at least {c.min_loss} point{'s' if c.min_loss != 1 else ''}" if c.min_loss else
+                    "not settled within the budget")
+            best = f"best <b>{escape(c.best_move)}</b>" if c.best_move else "best"
             cards.append(
                 f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
                 f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
                 f"<p>{side_name(c.position.turn)} to move. Played <b>{escape(c.move)}</b> "
-                f"(value {c.value:+d}); best <b>{escape(c.best_move or '')}</b> (value {c.best:+d}); "
-                f"loses {c.loss} point{'s' if c.loss != 1 else ''}.</p>"
+                f"(value {c.value_interval.text()}); {best} (value {c.best_interval.text()}); {loss}.</p>"
                 f"<p><code>{escape(write_fen(c.position))}</code></p>{svg}</section>")
         elif c.problem:
             cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'
@@ -271,11 +338,11 @@ section {{ margin: 1.5em 0; }}
 <body>
 <h1>{escape(title)}</h1>
 <table id="summary"><thead><tr><th>player</th><th>checked</th><th>optimal</th><th>mean loss</th>
-<th>inaccuracies</th><th>blunders</th><th>problems</th></tr></thead>
+<th>inaccuracies</th><th>blunders</th><th>unsettled</th><th>problems</th></tr></thead>
 <tbody>
 {rows}
 </tbody></table>
-<p>{verifier.unsettled} position(s) could not be settled within the budget and were not checked.</p>
+<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are shown.</p>
 {''.join(cards)}
 </body></html>
 """
@@ -315,11 +382,14 @@ class EngineAsker:
         self.engine.close()
 
 
-def run_verify(choices: list[Choice], askers: list, verifier: Verifier, on_check=None) -> list[Check]:
-    """Check every choice: the recorded move, or each asker's answer. ``on_check(check)`` after each."""
+def run_verify(choices: list[Choice], askers: list, verifier: Verifier, on_check=None,
+               into: list | None = None) -> list[Check]:
+    """Check every choice: the recorded move, or each asker's answer. ``on_check(check)`` after each.
+    Checks are appended to ``into`` (a new list by default) as they are made, so that a caller
+    interrupted by Ctrl-C keeps those done so far."""
     from .uai import EngineProblem
 
-    checks = []
+    checks = [] if into is None else into
 
     def add(c: Check | None) -> None:
         if c is not None:

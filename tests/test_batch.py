@@ -68,10 +68,11 @@ def test_cache_maps_best_moves_through_symmetry(tmp_path):
     run_batch([str(f)], Options(), cache=cache, stream=open(os.devnull, "w"))
     # The mirror image (and its colour inversion) are answered from the cache with mirrored moves.
     p = parse_position("to-move: x\n..x\n...\no..").position
-    value, depth, best = cache.get_side(p)
-    assert (value, depth) == (9, 13) and best == "b2"
+    hit = cache.get_side(p)
+    assert (hit.value, hit.depth, hit.best) == (9, 13, "b2") and hit.exact and hit.depth_known
     q = parse_position("to-move: o\no..\n...\n..x").position  # the colour inversion
-    assert cache.get_side(q) == (-9, 13, "b2")
+    hit = cache.get_side(q)
+    assert (hit.lower, hit.upper, hit.depth, hit.best, hit.best_bound) == (-9, -9, 13, "b2", -9)
     assert cache.get_side(parse_position("to-move: o\nx..\n.o.\n...").position) is None
     cache.close()
 

@@ -61,7 +61,11 @@ def test_max_states_stops_cleanly(monkeypatch, capsys):
     status = run(["--max-states", "50", "--engine", "reference"], "x...\n....\n...o\n\nx.o\n", monkeypatch)
     out, err = capsys.readouterr()
     assert status == 1
-    assert err.strip() == "<stdin>:1: stopped: more than 50 positions are reachable (raise --max-states to go further)"
+    reason = "stopped: more than 50 positions are reachable (raise --max-states to go further)"
+    assert err.strip() == f"<stdin>:1: {reason}; proved X to move -12..+12, O to move -12..+12"
+    # what was proved is printed: nothing beyond the widest bounds here, with the reason
+    assert "X to move: the outcome is not proved (value -12..+12, not exact)" in out
+    assert f"  {reason}" in out
     assert "x.o" in out  # the next position is still solved
 
 

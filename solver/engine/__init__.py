@@ -78,3 +78,19 @@ def choose_oracle(position: Position, engine: str = "auto", max_states: int | No
 
     return SearchOracle(position.board, position.rules, max_memory=max_memory, deadline=deadline,
                         node_limit=max_states or 0)
+
+
+def warm_up(engine: str) -> None:
+    """Compile (or load from the cache) the kernels an engine uses, on a tiny position, so that
+    a time limit counts the solving only."""
+    from ..rules import CLASSIC, Position
+
+    p = Position.start(1, 3, CLASSIC)
+    if engine == "retro":
+        from .retro import RetroOracle
+
+        RetroOracle(p.board, CLASSIC).prepare([p])
+    elif engine == "search":
+        from .search import SearchOracle
+
+        SearchOracle(p.board, CLASSIC, tt_bits=10).bounds(p)

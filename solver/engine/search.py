@@ -832,6 +832,14 @@ def tt_root_move(tt, mine, theirs, counter, canon, syminv):
 
 # -- the public side ------------------------------------------------------------------------------
 
+def _widen_py(x: int) -> int:
+    return x + 1 if x > 0 else x - 1 if x < 0 else x
+
+
+def _parent_score_py(w: int) -> int:
+    return w - 1 if w > 0 else w + 1 if w < 0 else w
+
+
 def score_class(score: int) -> int:
     """The value u of a composite score u * M -+ depth."""
     return (int(score) + int(HALF)) // int(M)
@@ -948,6 +956,9 @@ class SearchOracle:
         self._values: dict = {}
         self._results: dict = {}
         self._ladder: dict = {}
+        self._scores: dict = {}  # (mine, theirs, counter) -> bounds on the composite score proved by tests
+        self._bounds: dict = {}  # key -> (lower, upper, a move, its proved lower bound)
+        self._proved: dict = {}  # key -> (a move, its proved lower bound) of exact positions
         self._status = None
         self._start = time.monotonic()
 
@@ -1134,6 +1145,7 @@ class SearchOracle:
                         continue
                     stopped = stop.reason
                     break
+                self._note_score(mine, theirs, counter, holds, r)
                 if holds:
                     lo = max(lo, min(hi, max(k, score_class(r))))
                     target = lo + 1
@@ -1169,6 +1181,16 @@ class SearchOracle:
         return Bounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
                       None if done else stopped)
 
+    def _note_score(self, mine, theirs, counter, holds: bool, r: int) -> None:
+        """Keep the bound a test proved on a position's composite score (for its depth later)."""
+        key = (mine, theirs, counter)
+        lo, hi = self._scores.get(key, (-INF_SCORE, INF_SCORE))
+        if holds:
+            lo = max(lo, r)
+        else:
+            hi = min(hi, r)
+        self._scores[key] = (lo, hi)
+
     def _guess_move(self, mine, theirs, counter):
         """The table's move for the position, else the first move in the search's order."""
         T = self.tables
@@ -1183,13 +1205,50 @@ class SearchOracle:
                 for i in range(n)]
         return int(moves[int(np.argmax(keys))])
 
+    def bounds(self, p, outcome_only: bool = False) -> Bounds:
+        """:meth:`bounds_of` for a :class:`solver.rules.Position` (from its mover's side), starting
+        from what earlier calls proved about it; an exact answer is kept for :meth:`lookup`."""
+        mine, theirs, counter = self._bits(p)
+        key = self._key(mine, theirs, counter)
+        if key in self._values:
+            u = self._values[key][0]
+            known = self._proved.get(key)
+            return Bounds(u, u, known[0] if known else None, known[1] if known else u, 0, 0.0)
+        lower, upper, move, move_lower = self._bounds.get(key, (None, None, None, None))
+        b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper)
+        if move is not None and (b.best_lower < move_lower):
+            b.best_move, b.best_lower = move, move_lower
+        self._bounds[key] = (b.lower, b.upper, b.best_move if b.best_lower > -self.squares else None,
+                             b.best_lower)
+        if b.exact:
+            self._values[key] = (b.lower, None)
+            self._proved[key] = (b.best_move, b.best_lower)
+        return b
+
+    def seed(self, p, lower: int, upper: int, move=None, move_lower: int | None = None) -> None:
+        """Start later searches of p from bounds proved before (the mover's side; a move with
+        its proved lower bound), for example read from a cache."""
+        from .tables import move_code
+
+        key = self._key(*self._bits(p))
+        old = self._bounds.get(key)
+        if old is not None:
+            lower, upper = max(lower, old[0]), min(upper, old[1])
+            if old[2] is not None and (move is None or move_lower is None or old[3] > move_lower):
+                self._bounds[key] = (lower, upper, old[2], old[3])
+                return
+        code = None if move is None else move_code(move)
+        self._bounds[key] = (lower, upper, code, move_lower if code is not None else -self.squares)
+
     def value_of(self, mine, theirs, counter) -> tuple[int, int | None]:
         """(value for the mover, a score in that value's band); raises LimitError with ``bounds``."""
         key = self._key(mine, theirs, counter)
         if key in self._values:
             return self._values[key]
-        b = self.bounds_of(mine, theirs, counter)
+        lower, upper, _, _ = self._bounds.get(key, (None, None, None, None))
+        b = self.bounds_of(mine, theirs, counter, False, lower, upper)
         if not b.exact:
+            self._bounds[key] = (b.lower, b.upper, None, -self.squares)
             raise self._limit_error(b)
         self._values[key] = (b.lower, None)
         return b.lower, None
@@ -1210,6 +1269,68 @@ class SearchOracle:
             err = LimitError(done)
         err.bounds = b
         return err
+
+    # -- depths, preferred moves and lines by tests -------------------------------------------
+
+    def exact_score(self, p) -> int:
+        """The mover's exact composite score (value and depth) of a position that is not a draw
+        by value; raises LimitError."""
+        r = p.result()
+        if r is not None:
+            return (r if p.turn == "x" else -r) * int(M)
+        mine, theirs, counter = self._bits(p)
+        u, _ = self.value_of(mine, theirs, counter)
+        if u == 0:
+            return 0
+        d = self.depth_of(mine, theirs, counter, u)
+        return u * int(M) - d if u > 0 else u * int(M) + d
+
+    def keeps(self, p, move, score: int) -> bool:
+        """Does the move reach the mover's score ``score`` (an exact score of p, not 0)?"""
+        c = p._apply(move)
+        r = c.result()
+        if r is not None:
+            child = (r if c.turn == "x" else -r) * int(M)
+            return _parent_score_py(-child) >= score
+        mine, theirs, counter = self._bits(c)
+        # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
+        try:
+            holds, _ = self.test(mine, theirs, counter, -_widen_py(score) + 1)
+        except SearchStopped as stop:
+            raise self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
+        return not holds
+
+    def keeps_value(self, p, move, u: int) -> bool:
+        """Does the move keep the mover's value u?"""
+        c = p._apply(move)
+        r = c.result()
+        if r is not None:
+            return -(r if c.turn == "x" else -r) == u
+        mine, theirs, counter = self._bits(c)
+        try:
+            holds, _ = self.test(mine, theirs, counter, value_threshold(1 - u))
+        except SearchStopped as stop:
+            raise self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
+        return not holds
+
+    def preferred(self, p, score: int):
+        """The preferred move (SPEC section 4) of a position whose exact score is ``score``
+        (not a draw): the first move in notation order that reaches that score."""
+        for m in p.legal_moves():
+            if self.keeps(p, m, score):
+                return m
+        raise AssertionError("no move reaches the position's exact score")
+
+    def line(self, p, score: int) -> list:
+        """The principal variation from a position of exact score ``score`` (not a draw): each
+        preferred move leads to the child's exact score, one ply nearer the end."""
+        moves = []
+        while not p.is_over():
+            m = self.preferred(p, score)
+            moves.append(m)
+            p = p._apply(m)
+            score = -_widen_py(score)
+        return moves
 
     def value(self, p) -> int:
         """The value for the side to move."""
@@ -1244,7 +1365,10 @@ class SearchOracle:
             hi = u * int(M) - 1  # at least one ply
         else:
             lo = u * int(M) + 1
-        s = hi
+        known_lo, known_hi = self._scores.get((int(mine), int(theirs), int(counter)), (lo, hi))
+        lo, hi = max(lo, min(known_lo, hi)), min(hi, max(known_hi, lo))
+        # MTD(f) from the proved lower bound: the fail-soft answers jump towards the score
+        s = lo + 1
         while lo < hi:
             try:
                 holds, r = self.test(mine, theirs, counter, s)
@@ -1252,7 +1376,7 @@ class SearchOracle:
                 raise self._limit_error(Bounds(u, u, None, u, 0, 0.0, stop.reason)) from None
             if holds:
                 lo = max(lo, min(r, hi))
-                s = hi
+                s = lo + 1
             else:
                 hi = min(hi, max(r, lo))
                 s = hi

@@ -113,3 +113,22 @@ def large_zeros(shape, dtype) -> np.ndarray:
     except (OSError, ValueError, AttributeError):
         return np.zeros(shape, dtype)
     return np.frombuffer(region, dtype=dtype).reshape(shape)  # anonymous pages are zero
+
+
+def move_code(move) -> int:
+    """The kernels' code of a :class:`solver.rules.Move`: -1 a pass, ``to`` a clone,
+    ``(frm + 1) * 64 + to`` a jump."""
+    if move.is_pass:
+        return -1
+    return move.to if move.is_clone else (move.frm + 1) * 64 + move.to
+
+
+def code_move(code: int):
+    """The :class:`solver.rules.Move` of a kernel move code."""
+    from ..rules import PASS, Move
+
+    if code < 0:
+        return PASS
+    if code < 64:
+        return Move(-1, code)
+    return Move(code // 64 - 1, code & 63)
