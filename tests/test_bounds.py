@@ -1,0 +1,174 @@
+"""Proved bounds (SPEC section 4.1): what a search stopped early reports is true.
+
+With node limits forced low, every interval the search engine reports contains the
+reference value, every outcome it claims is the reference's, and the best move it
+reports keeps the bound it was proved for. The clock fact the search uses under
+``uai`` holds on the reference; under ``cs61b`` and ``jump3`` no such fact holds.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import random_positions
+from solver.engine.search import SearchOracle, value_threshold
+from solver.engine.tables import code_move, mover_bits
+from solver.formats import parse_position
+from solver.reference import ReferenceSolution
+from solver.rules import CLASSIC, CS61B, JUMP3, UAI, X, Position
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = (CLASSIC, UAI, CS61B, JUMP3)
+SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2)]
+
+
+def _roots(seed, rules, count):
+    out = random_positions(seed, count // 2, shapes=SHAPES, rules=rules)
+    out += random_positions(seed + 1, count - count // 2, shapes=SHAPES, rules=rules, fill=(0.5, 0.25, 0.25))
+    if rules.counter:
+        out = [p.replace(counter=max(0, rules.limit - 1 - p.counter % 8)) for p in out]
+    return [p for p in out if not p.is_over()]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
+    checked = partial = moves = 0
+    for p in _roots(90, rules, 60):
+        ref = ReferenceSolution([p], max_states=100_000)
+        value = ref.lookup(p)[0]  # the mover's
+        for limit in (40, 400, 4000):
+            oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit)
+            for outcome_only in (False, True):
+                b = oracle.bounds(p, outcome_only=outcome_only)
+                assert b.lower <= value <= b.upper, (p, limit, b)
+                if b.lower > 0 or b.upper < 0 or b.lower == b.upper == 0:  # an outcome is claimed
+                    assert (value > 0) == (b.lower > 0) and (value < 0) == (b.upper < 0), (p, b)
+                if b.best_lower > -p.board.playable.bit_count():
+                    child = p._apply(code_move(b.best_move))
+                    assert -ref.lookup(child)[0] >= b.best_lower, (p, b)  # the move keeps its bound
+                    moves += 1
+                checked += 1
+                partial += not b.exact
+    assert checked >= 300 and partial >= 20 and moves >= 100
+
+
+def test_an_interrupted_search_reports_bounds_and_its_reason():
+    p = parse_position("xxxox2/xxoooo1/oxooooo/oxoxxxx/ooxxooo/xxxxooo/oooxoo1 x 0 32").position
+    oracle = SearchOracle(p.board, p.rules, node_limit=20_000)
+    b = oracle.bounds(p)
+    assert b.stopped == "nodes" and not b.exact and b.best_move is not None
+    assert b.nodes >= 20_000 and -49 <= b.lower <= b.upper <= 49
+
+
+def test_proofs_resting_on_repetitions_are_reused_inside_the_loop():
+    """A trivially true test on a 6-square loopy board: O can jump forever while X, with no
+    pieces, passes. Every result rests on repetitions; without the conditional table the
+    search re-solves them on every path (hundreds of millions of nodes), with it a few thousand."""
+    p = Position.from_fen("oo-/--1/o2 x 0 1")
+    oracle = SearchOracle(p.board, p.rules, tt_bits=12, node_limit=200_000)
+    m, t = mover_bits(p)
+    holds, _ = oracle.test(m, t, 0, value_threshold(-7))
+    assert holds and oracle.states < 20_000
+
+
+def _clock_values(p, clocks):
+    return {c: ReferenceSolution([p.replace(counter=c)], max_states=50_000).lookup(p.replace(counter=c))[0]
+            for c in clocks}
+
+
+def test_clock_fact_holds_under_uai():
+    """SPEC 4.1: a value v > 0 forced at clock c is forced at lower clocks; v <= 0 at higher
+    ones; the same for upper bounds with the signs reversed."""
+    pairs = 0
+    for p in random_positions(7, 120, shapes=SHAPES, rules=UAI, fill=(0.5, 0.25, 0.25)):
+        vals = _clock_values(p, range(UAI.limit - 6, UAI.limit + 1))
+        for a in vals:
+            for b in vals:
+                if a < b:
+                    va, vb = vals[a], vals[b]
+                    assert not (vb > 0 and va < vb) and not (va <= 0 and vb < va), (p, a, b)
+                    assert not (vb < 0 and va > vb) and not (va >= 0 and vb > va), (p, a, b)
+                    pairs += 1
+    assert pairs > 2000
+
+
+@pytest.mark.parametrize("rules", (CS61B, JUMP3), ids=lambda r: r.name)
+def test_no_clock_fact_under_counted_limits(rules):
+    """At the limit the pieces are counted: the value can swing with the counter's parity,
+    so a bound proved at one counter says nothing at another (the search keys them apart)."""
+    p = Position.from_fen("xoo/xx-/2x x 0 1", rules=rules.name)
+    vals = _clock_values(p, range(rules.limit - 6, rules.limit))
+    assert {vals[c] for c in vals} == {-2, 2}
+    assert any(vals[c] > 0 > vals[c - 1] for c in vals if c - 1 in vals)  # a win that a lower counter loses
+
+
+def test_search_shares_bounds_across_clocks_soundly():
+    """One search engine asked the same boards at many clocks, in shuffled order, so that the
+    table's entries from other clocks are used (the clock fact): every value is the reference's."""
+    import random
+
+    rng = random.Random(5)
+    compared = 0
+    for p in random_positions(11, 40, shapes=SHAPES, rules=UAI, fill=(0.5, 0.25, 0.25)):
+        oracle = SearchOracle(p.board, UAI, tt_bits=12)
+        clocks = list(range(UAI.limit - 8, UAI.limit + 1)) + list(range(0, 4))
+        rng.shuffle(clocks)
+        for c in clocks:
+            q = p.replace(counter=c)
+            want = ReferenceSolution([q], max_states=50_000).lookup(q)[0]
+            assert oracle.value(q) == (want if q.turn == X else -want), (q, c)
+            compared += 1
+    assert compared >= 400
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+ENDGAME = "xxxox2/xxoooo1/oxooooo/oxoxxxx/ooxxooo/xxxxooo/oooxoo1 x 0 32"
+
+
+def _solve(*argv, stdin=ENDGAME):
+    return subprocess.run([sys.executable, "-m", "solver", *argv], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
+    r = _solve("--max-states", "30000", "--json")
+    assert r.returncode == 1
+    side = json.loads(r.stdout)["sides"]["x"]
+    assert side["exact"] is False and "value" not in side and side["stopped"] == "nodes"
+    assert -49 <= side["lower"] <= side["upper"] <= 49 and side["best_move"]
+    assert r.stderr.startswith("<stdin>:1: stopped: the search went past 30,000 nodes (raise --max-states")
+    text = _solve("--max-states", "30000").stdout
+    assert "X to move: " in text and "not exact" in text and "best move found: " in text
+
+
+def test_outcome_only_stops_at_the_outcome():
+    r = _solve("--outcome-only", "--json")
+    assert r.returncode == 0, r.stderr
+    side = json.loads(r.stdout)["sides"]["x"]
+    assert side["outcome"] == "o-wins" and side["upper"] < 0
+    full = json.loads(_solve("--json").stdout)["sides"]["x"]
+    assert full["exact"] and side["lower"] <= full["value"] <= side["upper"]
+
+
+def test_ctrl_c_prints_what_was_proved():
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "--json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    hard = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 6 empty squares
+    proc.stdin.write(hard + "\n")
+    proc.stdin.close()
+    time.sleep(8)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    side = json.loads(out)["sides"]["x"]
+    assert side["stopped"] == "interrupt" and side["lower"] <= side["upper"]
+    assert err.strip().endswith("ataxx-solve: interrupted")
