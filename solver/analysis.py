@@ -3,7 +3,10 @@
 Everything here works from an *oracle*: an object with ``lookup(position) ->
 (value for the side to move, depth)`` that knows exact values (the reference
 solver, or a compiled engine from :mod:`solver.engine`). The analysis itself is
-engine-agnostic and implements SPEC sections 4 and 5:
+engine-agnostic and implements SPEC sections 4 and 5. Two optional oracle methods
+make it fast: ``lookup_many`` (values in one call) and ``option_arrays`` (a
+side's options with forced passes, read from a solved graph in one compiled
+pass; the plain search of :meth:`Analyzer.options` is what it is tested against):
 
 - :meth:`Analyzer.evaluate`: the value (from X's side), depth and outcome;
 - :meth:`Analyzer.moves`: every legal move with the value it keeps, best first,
@@ -18,6 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Protocol
+
+import numpy as np
 
 from .notation import ELIDED, Game, Number, Split, simplest_between
 from .rules import O, PASS, X, Move, Position, move_order_key, other
@@ -35,7 +40,9 @@ class Oracle(Protocol):
         """(value for the side to move, depth or math.inf for a draw by infinite play)."""
 
     def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
-        """Solve these roots now (and, if asked, every board they reach with either side to move)."""
+        """Solve these roots now. ``both_sides`` says that boards they reach will be asked about
+        with either side to move: an oracle may solve those now (the reference solver does) or
+        when they are asked for (the retro engine extends its solution)."""
 
     @property
     def states(self) -> int:
@@ -164,9 +171,12 @@ def _board_key(p: Position) -> tuple:
 class Analyzer:
     """SPEC sections 4 and 5 on top of an oracle of exact values."""
 
-    def __init__(self, oracle: Oracle, orth_depth: int = DEFAULT_ORTH_DEPTH):
+    def __init__(self, oracle: Oracle, orth_depth: int = DEFAULT_ORTH_DEPTH, bulk: bool = True):
         self.oracle = oracle
         self.orth_depth = orth_depth
+        # Read options from the oracle's solved graph when it can (``option_arrays``); the plain
+        # search of :meth:`options` otherwise, or with ``bulk=False`` (the tests compare the two).
+        self.bulk = bulk
 
     # -- single positions -----------------------------------------------------------------------
 
@@ -304,6 +314,9 @@ class Analyzer:
     def best_option(self, board: Position, side: str, keep: int) -> Option | None:
         """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop
         for ``side`` when it moves again, then the preferred move of SPEC section 4."""
+        bulk = getattr(self.oracle, "option_arrays", None) if self.bulk else None
+        if bulk is not None:
+            return self._best_option_bulk(board, side, keep, bulk)
         opts = self.options(board, side, keep) or self.options(board, side)
         if not opts:
             return None
@@ -323,6 +336,32 @@ class Analyzer:
             return (-sign * value, -sign * again, d if winning else -d, opt.first_key)
 
         return min(keeping, key=rank)[0]
+
+    @staticmethod
+    def _best_option_bulk(board: Position, side: str, keep: int, option_arrays) -> Option | None:
+        """:meth:`best_option` from the arrays of ``option_arrays(board, side, keep, limit)``
+        (:class:`solver.engine.options.OptionArrays`): the same options as :meth:`options`,
+        ranked by the same keys (values from ``side``'s view there)."""
+        t = option_arrays(board, side, keep, OPTION_LIMIT)
+        if t.count == 0:
+            t = option_arrays(board, side, None, OPTION_LIMIT)
+        if t.count == 0:
+            return None
+        sign = 1 if side == X else -1
+        keeping = np.flatnonzero(t.value == sign * keep)
+        if keeping.size == 0:
+            keeping = np.arange(t.count)
+        depth = t.depth[keeping] + t.length[keeping]  # float: inf for infinite play
+        if sign * keep <= 0:  # not winning: the longest first (infinite play first of all)
+            depth = -depth
+        order = np.lexsort((t.rank[keeping], depth, -t.again[keeping], -t.value[keeping]))
+        j = int(keeping[order[0]])
+        moves = t.moves(j)
+        mine, theirs = int(t.mine[j]), int(t.theirs[j])
+        x, o = (mine, theirs) if side == X else (theirs, mine)
+        turn = side if t.on_move[j] else other(side)
+        position = Position(board.board, x, o, turn, int(t.counter[j]), board.rules)
+        return Option(moves, position, tuple(move_order_key(board.board, m) for m in moves))
 
     def orthodox(self, board: Position, depth: int | None = None) -> Game:
         """The orthodox summary Orth(B) of SPEC section 5."""
