@@ -24,10 +24,11 @@ from typing import Protocol
 
 import numpy as np
 
-from .notation import ELIDED, Game, Number, Split, simplest_between
+from .notation import CUT, LOOP, Game, Number, Split, game_name, marks, simplest_between
 from .rules import O, PASS, X, Move, Position, move_order_key, other
 
-DEFAULT_ORTH_DEPTH = 8
+DEFAULT_ORTH_DEPTH = 8  # levels of the summary's tree (JSON, tree form) when no depth is given
+SUMMARY_WIDTH = 100  # characters of the one-line summary when no depth is given
 OPTION_LIMIT = 100_000  # boards explored while following forced passes inside one option
 
 
@@ -171,9 +172,15 @@ def _board_key(p: Position) -> tuple:
 class Analyzer:
     """SPEC sections 4 and 5 on top of an oracle of exact values."""
 
-    def __init__(self, oracle: Oracle, orth_depth: int = DEFAULT_ORTH_DEPTH, bulk: bool = True):
+    def __init__(self, oracle: Oracle, orth_depth: int | None = None, bulk: bool = True,
+                 orth_width: int = SUMMARY_WIDTH):
         self.oracle = oracle
+        # The depth of orthodox summaries; None: as deep as fits in ``orth_width`` characters on
+        # one line, and at least DEFAULT_ORTH_DEPTH for the whole tree (see :meth:`summary`).
         self.orth_depth = orth_depth
+        self.orth_width = orth_width
+        self._stops: dict = {}
+        self._best: dict = {}
         # Read options from the oracle's solved graph when it can (``option_arrays``); the plain
         # search of :meth:`options` otherwise, or with ``bulk=False`` (the tests compare the two).
         self.bulk = bulk
@@ -271,7 +278,11 @@ class Analyzer:
 
     def stops(self, board: Position) -> tuple[int, int]:
         """(value with X to move, value with O to move) of the board."""
-        return (self.evaluate(board.replace(turn=X)).value, self.evaluate(board.replace(turn=O)).value)
+        key = _board_key(board)
+        if key not in self._stops:
+            self._stops[key] = (self.evaluate(board.replace(turn=X)).value,
+                                self.evaluate(board.replace(turn=O)).value)
+        return self._stops[key]
 
     def options(self, board: Position, side: str, keep: int | None = None) -> list[Option]:
         """The boards ``side`` can reach: one move, then more while the other side must pass.
@@ -314,6 +325,12 @@ class Analyzer:
     def best_option(self, board: Position, side: str, keep: int) -> Option | None:
         """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop
         for ``side`` when it moves again, then the preferred move of SPEC section 4."""
+        key = (_board_key(board), side, keep)
+        if key not in self._best:
+            self._best[key] = self._best_option(board, side, keep)
+        return self._best[key]
+
+    def _best_option(self, board: Position, side: str, keep: int) -> Option | None:
         bulk = getattr(self.oracle, "option_arrays", None) if self.bulk else None
         if bulk is not None:
             return self._best_option_bulk(board, side, keep, bulk)
@@ -364,9 +381,27 @@ class Analyzer:
         return Option(moves, position, tuple(move_order_key(board.board, m) for m in moves))
 
     def orthodox(self, board: Position, depth: int | None = None) -> Game:
-        """The orthodox summary Orth(B) of SPEC section 5."""
-        limit = self.orth_depth if depth is None else depth
-        return self._orth(board, [], limit)
+        """The orthodox summary Orth(B) of SPEC section 5, to ``depth`` levels (default: the
+        analyzer's ``orth_depth``, or DEFAULT_ORTH_DEPTH)."""
+        if depth is None:
+            depth = DEFAULT_ORTH_DEPTH if self.orth_depth is None else self.orth_depth
+        return self._orth(board, [], depth)
+
+    def summary(self, board: Position) -> "Summary":
+        """The orthodox summary for people and programs: to ``orth_depth`` levels when it is
+        set; otherwise the line is as deep as fits in ``orth_width`` characters and the tree is
+        as deep as that and at least DEFAULT_ORTH_DEPTH levels."""
+        if self.orth_depth is not None:
+            tree = self.orthodox(board, self.orth_depth)
+            return Summary(tree, self.orth_depth, tree, self.orth_depth)
+        depth, line = 1, self.orthodox(board, 1)
+        while "cut" in marks(line):  # each level deeper makes a summary with a cut longer
+            deeper = self.orthodox(board, depth + 1)
+            if len(game_name(deeper)) > self.orth_width:
+                break
+            depth, line = depth + 1, deeper
+        tree_depth = max(depth, DEFAULT_ORTH_DEPTH)
+        return Summary(line, depth, self.orthodox(board, tree_depth), tree_depth)
 
     def _orth(self, board: Position, path: list[tuple], left: int) -> Game:
         result = board.replace(turn=X).result()
@@ -378,10 +413,23 @@ class Analyzer:
         if a < b:
             return Number(simplest_between(a, b))
         key = _board_key(board)
-        if key in path or left <= 0:
-            return ELIDED
+        if key in path:
+            return LOOP
+        if left <= 0:
+            return CUT
         bx = self.best_option(board, X, a)
         bo = self.best_option(board, O, b)
         path = path + [key]
-        return Split(self._orth(bx.position, path, left - 1) if bx else ELIDED,
-                     self._orth(bo.position, path, left - 1) if bo else ELIDED)
+        return Split(self._orth(bx.position, path, left - 1) if bx else CUT,
+                     self._orth(bo.position, path, left - 1) if bo else CUT)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """An orthodox summary two ways: ``line``, ``line_depth`` levels deep, to print on one line;
+    ``tree``, ``tree_depth`` levels deep (at least as deep), for the tree form and JSON."""
+
+    line: Game
+    line_depth: int
+    tree: Game
+    tree_depth: int

@@ -14,7 +14,7 @@ import sys
 import time
 
 from . import __version__
-from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
+from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .cache import CacheError
 from .pictures import DEFAULT_TREE_DEPTH
 from .engine import ENGINES, choose_oracle
@@ -86,8 +86,11 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     add_solver_options(p)
-    p.add_argument("--orth-depth", type=_nonnegative_int, default=DEFAULT_ORTH_DEPTH, metavar="N",
-                   help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH})")
+    p.add_argument("--orth-depth", type=_nonnegative_int, metavar="N",
+                   help=f"expand orthodox summaries to N levels (default: the line as deep as fits in "
+                        f"{SUMMARY_WIDTH} characters, the tree and JSON at least {DEFAULT_ORTH_DEPTH} levels)")
+    p.add_argument("--orth-format", choices=("line", "tree"), default="line",
+                   help="print orthodox summaries on one line (default) or as an indented tree")
     p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
     p.add_argument("--tree-depth", type=_nonnegative_int, default=DEFAULT_TREE_DEPTH, metavar="N",
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH})")
@@ -174,7 +177,7 @@ def solve_command(argv: list[str]) -> int:
         if args.json:
             print(json.dumps(report_json(report, args.moves)))
         else:
-            print(report_text(report, args.moves))
+            print(report_text(report, args.moves, orth_tree=args.orth_format == "tree"))
             print()
         sys.stdout.flush()
     return status

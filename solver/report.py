@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Line, MoveInfo, outcome_class
+from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Line, MoveInfo, Summary, outcome_class
 from .formats import Entry, write_fen, write_grid
-from .notation import Game, game_name, game_to_json, signed
+from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
 from .rules import X, Position, side_name
 
 
@@ -43,7 +43,12 @@ class BoardResult:
 
     stops: tuple[int, int]
     outcome_class: str
-    orthodox: Game
+    summary: Summary
+
+    @property
+    def orthodox(self) -> Game:
+        """The summary's tree (what JSON, batch and ``expect:`` use)."""
+        return self.summary.tree
 
 
 @dataclass
@@ -105,7 +110,7 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
     board = None
     if len(sides) == 2:
         a, b = results[0].evaluation.value, results[1].evaluation.value
-        board = BoardResult((a, b), outcome_class(a, b), analyzer.orthodox(entry.position))
+        board = BoardResult((a, b), outcome_class(a, b), analyzer.summary(entry.position))
     failures = check_expect(entry, results, board)
     return Report(entry, analyzer.oracle.name, results, board, analyzer.oracle.states,
                   time.perf_counter() - start, failures)
@@ -137,7 +142,26 @@ def move_table_text(side: SideResult) -> list[str]:
     return rows
 
 
-def report_text(report: Report, show_moves: bool = False) -> str:
+def summary_text(summary: Summary, tree: bool = False, width: int = 100) -> list[str]:
+    """The orthodox summary for people: one line, or with ``tree`` an indented tree; then what
+    its marks mean, when it has any."""
+    if tree:
+        out = ["orthodox summary (X: X's option, O: O's option):"]
+        out += ["  " + line for line in tree_lines(summary.tree, width)]
+        g, depth = summary.tree, summary.tree_depth
+    else:
+        g, depth = summary.line, summary.line_depth
+        out = [f"orthodox summary: {game_name(g)}"]
+    found = marks(g)
+    if "cut" in found:
+        more = "--orth-depth N" if tree else "--orth-depth N or --orth-format tree"
+        out.append(f"  ...  = cut at depth {depth} ({more} shows more)")
+    if "loop" in found:
+        out.append("  loop = a board already on the path from the root (expanding it would repeat)")
+    return out
+
+
+def report_text(report: Report, show_moves: bool = False, orth_tree: bool = False) -> str:
     e = report.entry
     title = e.name or "position"
     out = [f"== {title} ({e.source}:{e.line}) ==", write_grid(e.position, coordinates=True)]
@@ -161,7 +185,7 @@ def report_text(report: Report, show_moves: bool = False) -> str:
         a, b = report.board.stops
         out.append(f"outcome class: {OUTCOME_CLASSES[report.board.outcome_class]} "
                    f"(X first: {signed(a)}, O first: {signed(b)})")
-        out.append(f"orthodox summary: {game_name(report.board.orthodox)}")
+        out.extend(summary_text(report.board.summary, orth_tree))
     for f in report.expect_failures:
         out.append(f"EXPECT FAILED: {f}")
     if e.expect and not report.expect_failures:
@@ -215,6 +239,7 @@ def report_json(report: Report, show_moves: bool = False) -> dict:
         out["outcome_class"] = report.board.outcome_class
         out["orthodox"] = game_name(report.board.orthodox)
         out["orthodox_tree"] = game_to_json(report.board.orthodox)
+        out["orthodox_depth"] = report.board.summary.tree_depth
     if e.expect:
         out["expect"] = {"ok": not report.expect_failures, "failures": report.expect_failures}
     out["engine"] = report.engine

@@ -70,3 +70,62 @@ def test_a_board_analysis_extends_one_solution():
     assert first < oracle.states <= ref.states
     solves = oracle.solves
     assert game_name(an.orthodox(b)) == "5|1||-5" and oracle.solves == solves
+
+
+# -- readable summaries ---------------------------------------------------------------------------
+
+LOOPY = ".xx\nxx.\n..o"  # its summary comes back to a board already on its path
+
+
+def test_a_cut_and_a_loop_are_marked_differently():
+    from solver.formats import parse_position
+    from solver.notation import CUT, LOOP, Split, cut, marks
+
+    b = parse_position(LOOPY).position
+    an = Analyzer(ReferenceOracle())
+    full = an.orthodox(b, 30)
+    assert marks(full) == {"loop"} and "loop" in game_name(full) and "..." not in game_name(full)
+    for depth in range(6):  # a smaller limit cuts the same tree; the loop stays a loop
+        assert an.orthodox(b, depth) == cut(full, depth)
+    assert marks(an.orthodox(b, 3)) == {"cut"}
+    assert game_name(Split(CUT, LOOP)) == "...|loop"
+
+
+def _path_boards(an, b, g, path=()):
+    """Check that each loop of summary g is a board on its path: yields the loops' boards."""
+    from solver.notation import LOOP, Split
+
+    a, c = an.stops(b)
+    if g == LOOP:
+        assert (b.x, b.o, b.counter) in path
+        yield b
+    elif isinstance(g, Split):
+        path = path + ((b.x, b.o, b.counter),)
+        yield from _path_boards(an, an.best_option(b, X, a).position, g.left, path)
+        yield from _path_boards(an, an.best_option(b, O, c).position, g.right, path)
+
+
+def test_a_loop_is_a_board_already_on_the_path():
+    from solver.formats import parse_position
+
+    b = parse_position(LOOPY).position
+    an = Analyzer(ReferenceOracle())
+    g = an.orthodox(b, 30)
+    assert len(list(_path_boards(an, b, g))) == game_name(g).count("loop") >= 1
+
+
+def test_the_line_is_as_deep_as_fits_and_the_tree_is_whole():
+    from solver.notation import marks
+    from solver.rules import Position
+
+    p = Position.start(2, 6)
+    an = Analyzer(RetroOracle(p.board, CLASSIC))
+    s = an.summary(p)
+    line = game_name(s.line)
+    assert len(line) <= 100 and "cut" in marks(s.line)
+    assert len(game_name(an.orthodox(p, s.line_depth + 1))) > 100  # one level more does not fit
+    assert s.tree_depth == 8 and marks(s.tree) == set()  # the whole summary, no cut
+    wide = Analyzer(an.oracle, orth_width=1000).summary(p)
+    assert wide.line == s.tree and marks(wide.line) == set()
+    fixed = Analyzer(an.oracle, orth_depth=2).summary(p)
+    assert fixed.line == fixed.tree == an.orthodox(p, 2) and fixed.line_depth == 2
