@@ -9,7 +9,8 @@ Cases:
 - ``3x4``, ``3x4-reference``: the same on 3 x 4 with the retro engine and with the
   pure-Python reference solver (their ratio is the compiled engine's speed-up).
 - ``RxC-RULES`` (``2x7-uai``, ``3x4-cs61b``, ``3x5-uai``, ...): the full solve from the start
-  under another rule set (``2x7`` is the classic one to compare with).
+  under another rule set (``2x7`` is the classic one to compare with); any shape and rule set
+  can be asked for by name.
 - ``3x5-x``, ``3x5-board`` (and ``4x4-...``): what the command prints for the start with X to
   move (value, moves, line), and for the board without a side to move (both sides, stops,
   outcome class, orthodox summary): the second should cost little more than the first.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -56,6 +58,17 @@ SOLVE_CASES = ("3x4", "3x5", "4x4", "2x7", "2x7-uai", "2x7-cs61b", "2x7-jump3", 
 ANALYSIS_CASES = ("3x5-x", "3x5-board", "4x4-x", "4x4-board")
 
 
+_SOLVE_RE = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)(?:-(classic|uai|cs61b|jump3))?")
+
+
+def is_case(name: str) -> bool:
+    """A case :func:`run_case` knows: a listed one, endgames-N, or RxC[-RULES] (a full solve)."""
+    if name in case_names() or (name.startswith("endgames-") and name[len("endgames-"):].isdigit()):
+        return True
+    m = _SOLVE_RE.fullmatch(name)
+    return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
+
+
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7"]
             + [f"endgames-{e}" for e in empties])
@@ -66,19 +79,17 @@ def _peak_bytes() -> int:
 
 
 def _warm_up() -> None:
+    from .analysis import Analyzer
+    from .engine.perft import perft
     from .engine.retro import RetroOracle
     from .engine.search import SearchOracle
-    from .rules import CLASSIC, Position
-
-    from .engine.perft import perft
-
-    from .analysis import Analyzer
     from .formats import Entry, parse_position
     from .report import solve_entry
-    from .rules import O, X
+    from .rules import CLASSIC, UAI, O, Position, X
 
     p = Position.start(2, 3)
     RetroOracle(p.board, CLASSIC).prepare([p])
+    RetroOracle(p.board, UAI).prepare([p.replace(rules=UAI)])  # the solver of counters
     hot = parse_position("x..\n...\n..o").position  # its summary reads options from the graph
     solve_entry(Entry(hot, (X, O)), Analyzer(RetroOracle(hot.board, CLASSIC)))
     SearchOracle(p.board, CLASSIC).value(p)
@@ -171,15 +182,15 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
     _warm_up()
     if name == "3x4-reference":
         return _full_solve(3, 4, "reference")
-    if name in SOLVE_CASES:
-        rules = name.split("-")[1] if "-" in name else "classic"
-        return _full_solve(*_shape(name), "retro", rules)
     if name in ANALYSIS_CASES:
         return _analysis(*_shape(name), board=name.endswith("-board"))
     if name in ("perft6", "perft7"):
         return _perft(int(name[-1]))
     if name.startswith("endgames-") and name[len("endgames-"):].isdigit():
         return _endgames(int(name[len("endgames-"):]), timeout)
+    m = _SOLVE_RE.fullmatch(name)
+    if m:
+        return _full_solve(int(m.group(1)), int(m.group(2)), "retro", m.group(3) or "classic")
     raise ValueError(f"unknown benchmark case {name!r}")
 
 

@@ -233,7 +233,7 @@ def bench_command(argv: list[str]) -> int:
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
                    help=f"cases to run (default: all): {', '.join(bench.case_names())}; endgames-N for "
-                        "the 7 x 7 endgames with N empty squares")
+                        "the 7 x 7 endgames with N empty squares; RxC[-RULES] for the full solve of any start")
     p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
@@ -245,8 +245,8 @@ def bench_command(argv: list[str]) -> int:
         print(json.dumps(bench.row_json(row)))
         return EXIT_OK
     for c in args.cases:
-        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isdigit()):
-            p.error(f"unknown case {c!r} (known: {', '.join(known)})")
+        if not bench.is_case(c):
+            p.error(f"unknown case {c!r} (known: {', '.join(known)}; RxC[-RULES] for any full solve)")
     rows = []
     for name in args.cases or known:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

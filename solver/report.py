@@ -60,6 +60,7 @@ class Report:
     states: int
     seconds: float
     expect_failures: list[str] = field(default_factory=list)
+    unit: str = "positions"  # what ``states`` counts (retro under a counter: boards, at every count)
 
     @property
     def position(self) -> Position:
@@ -113,7 +114,7 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
         board = BoardResult((a, b), outcome_class(a, b), analyzer.summary(entry.position))
     failures = check_expect(entry, results, board)
     return Report(entry, analyzer.oracle.name, results, board, analyzer.oracle.states,
-                  time.perf_counter() - start, failures)
+                  time.perf_counter() - start, failures, getattr(analyzer.oracle, "unit", "positions"))
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -190,7 +191,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
         out.append(f"EXPECT FAILED: {f}")
     if e.expect and not report.expect_failures:
         out.append("expect: ok")
-    out.append(f"solved {report.states:,} positions in {report.seconds:.2f} s ({report.engine})")
+    out.append(f"solved {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.engine})")
     return "\n".join(out)
 
 

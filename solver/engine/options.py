@@ -64,7 +64,7 @@ def _put(table, count, slot, a, b, c):
 
 @njit(cache=True)
 def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach, canon, rules, sqkey,
-                   table, value, depth):
+                   table, hstart, hk, hv, ha, hb, climit):
     """The options of the side to move in (m0, t0, c0).
 
     With ``use_keep``, only moves to positions worth ``keep`` to the side are followed.
@@ -145,7 +145,7 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
                     if seen[slot, 2] != EMPTY_SLOT:
                         continue
                     if use_keep:  # q is worth what r is worth: r follows by a forced pass
-                        ok, u, d = position_value(table, canon, value, depth, qm, qt, qc)
+                        ok, u, d = position_value(table, canon, hstart, hk, hv, ha, hb, climit, qm, qt, qc)
                         if not ok:
                             status = NOT_SOLVED
                             break
@@ -175,7 +175,7 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
             if found[slot, 2] != EMPTY_SLOT:
                 continue
             if not bover:
-                ok, u, d = position_value(table, canon, value, depth, qm, qt, qc)
+                ok, u, d = position_value(table, canon, hstart, hk, hv, ha, hb, climit, qm, qt, qc)
                 if not ok:
                     status = NOT_SOLVED
                     break
@@ -298,7 +298,7 @@ def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000)
     T = oracle.tables
     out = option_closure(np.uint64(m), np.uint64(t), np.int64(start.counter), keep is not None,
                          np.int64(0 if keep is None else sign * keep), limit, T.playable, T.adj, T.jmp, T.reach,
-                         T.canon, T.rules, square_keys(board.board), oracle.table, oracle.mover_values, oracle.depths)
+                         T.canon, T.rules, square_keys(board.board), oracle.table, *oracle.entries)
     status, node_parent, node_move, opt_node, opt_move, om, ot, oc, over, on_move, value, depth, length, rank = out
     if status == TOO_MANY_BOARDS:
         raise RuntimeError(f"more than {limit:,} boards inside one option")

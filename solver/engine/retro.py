@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount, prefetch
+from .counters import entry_at, solve_tiers
 from .kernels import canonical, game_status, gen_moves, key_hash, next_counter, play
 
 INF = np.int32(1 << 30)
@@ -50,6 +51,9 @@ OK, OUT_OF_MEMORY, TOO_MANY_STATES, ABORTED = 0, 1, 2, 3
 # Bytes per state and per edge, for the memory budget (enumeration + solving).
 BYTES_PER_STATE = 8 + 8 + 4 + 2 + 8 + 4 * 2 + 1 + 4 + 4 + 4 + 4 + 8
 BYTES_PER_EDGE = 4 + 4 + 4
+# Under a counter, each board also gets a history (8 bytes a triple; a few triples on average,
+# more under jump3): the enumeration is held to a budget that leaves room for 16.
+HISTORY_BYTES = 16 * 8
 
 
 EMPTY_SLOT = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -107,7 +111,7 @@ def _rebuild_table(k1, k2, k3, n, size):
 
 @njit(cache=True, nogil=True)
 def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playable, adj, jmp, reach, canon, rules,
-                    max_states, max_bytes, progress, abort):
+                    boards, max_states, max_bytes, progress, abort):
     """Breadth-first enumeration of what the roots reach beyond the first ``known`` positions.
 
     ``table`` and ``k1``, ``k2``, ``k3`` (keys, with spare capacity) hold the positions solved
@@ -116,7 +120,9 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
     child): the (maybe regrown) table and key arrays, the new count n, and for each new
     position s: ``final[s - known]``, the mover's final score if the game is over, else
     NOT_FINAL, and ``child[start[s - known]:start[s - known + 1]]``, the indices of the
-    positions after each move. ``progress[0]`` counts positions, ``progress[1]`` expanded ones.
+    positions after each move. With ``boards`` the counter is left out (always 0: rule sets
+    with a counter, solved per board by :mod:`.counters`). ``progress[0]`` counts positions,
+    ``progress[1]`` expanded ones.
     """
     cap = k1.shape[0]
     tcap = table.shape[0]
@@ -206,7 +212,7 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
             for i in range(nchildren):
                 a, b = play(m, t, moves[i], adj)
                 cm, ct, _ = canonical(a, b, canon)
-                nc = next_counter(c, moves[i], rules)
+                nc = 0 if boards else next_counter(c, moves[i], rules)
                 todo_m[i], todo_t[i], todo_c[i] = cm, ct, nc
                 # start loading the child's table row while the other children are computed
                 prefetch(flat, 3 * np.int64(key_hash(cm, ct, np.int32(nc)) & np.uint64(mask)))
@@ -418,24 +424,40 @@ def solve_graph(known, final, start, child, tier_start, value, depth, progress, 
 
 
 @njit(cache=True)
-def lookup(table, qm, qt, qc, canon):
-    """Indices of positions (mover's pieces, other pieces, counter), or -1 where not solved."""
+def lookup(table, qm, qt, canon):
+    """Indices of positions (mover's pieces, other pieces), or -1 where not solved."""
     out = np.empty(qm.shape[0], np.int64)
     mask = table.shape[0] - 1
     for i in range(qm.shape[0]):
         cm, ct, _ = canonical(qm[i], qt[i], canon)
-        out[i] = _slot_index(table, _probe(table, mask, cm, ct, np.int32(qc[i])))
+        out[i] = _slot_index(table, _probe(table, mask, cm, ct, np.int32(0)))
     return out
 
 
 @njit(cache=True)
-def position_value(table, canon, value, depth, m, t, c):
+def values_at(idx, qc, hstart, hk, hv, ha, hb, limit):
+    """(values for the mover, depths) of positions ``idx`` with counters ``qc``: the history
+    triple in force with limit - counter steps left (classic rules: limit 0, one triple)."""
+    value = np.empty(idx.shape[0], np.int64)
+    depth = np.empty(idx.shape[0], np.int64)
+    for i in range(idx.shape[0]):
+        k = max(np.int64(0), limit - qc[i])
+        j = entry_at(hstart, hk, idx[i], k)
+        value[i] = hv[j]
+        depth[i] = ha[j] + np.int64(hb[j]) * k
+    return value, depth
+
+
+@njit(cache=True)
+def position_value(table, canon, hstart, hk, hv, ha, hb, limit, m, t, c):
     """(solved, value for the mover, depth) of the position (m, t, c) (mover's pieces first)."""
     cm, ct, _ = canonical(m, t, canon)
-    i = _slot_index(table, _probe(table, table.shape[0] - 1, cm, ct, np.int32(c)))
+    i = _slot_index(table, _probe(table, table.shape[0] - 1, cm, ct, np.int32(0)))
     if i < 0:
         return False, np.int64(0), np.int64(0)
-    return True, np.int64(value[i]), np.int64(depth[i])
+    k = max(np.int64(0), limit - c)
+    j = entry_at(hstart, hk, i, k)
+    return True, np.int64(hv[j]), np.int64(ha[j]) + np.int64(hb[j]) * k
 
 
 # -- the public side ------------------------------------------------------------------------------
@@ -455,7 +477,8 @@ class RetroOracle:
     ``prepare(roots)`` solves everything reachable from the roots; a lookup of a position
     not solved yet extends the solution from it (see the module docstring). ``both_sides``
     is not needed: the boards a board analysis asks about with the other side to move are
-    solved when asked for.
+    solved when asked for. Under a rule set with a counter the positions solved are boards,
+    each at every counter value (:mod:`.counters`).
     """
 
     name = "retro"
@@ -468,20 +491,35 @@ class RetroOracle:
         self.max_states = max_states if max_states is not None else (1 << 31) - 2
         self.max_memory = max_memory if max_memory is not None else default_memory_budget()
         self.deadline = deadline
-        self.n = 0  # positions solved: indices 0 .. n - 1 of the arrays below
+        self.boards = rules.counter is not None
+        self.limit = rules.limit if self.boards else 0
+        self.unit = "boards (every counter value)" if self.boards else "positions"
+        self.n = 0  # positions (boards) solved: indices 0 .. n - 1 of the arrays below
         self.table = np.zeros((1024, 3), np.uint64)
         self.table[:, 2] = EMPTY_SLOT
         self.k1 = np.empty(1024, np.uint64)
         self.k2 = np.empty(1024, np.uint64)
         self.k3 = np.empty(1024, np.int32)
-        self.mover_values = np.empty(1024, np.int8)
-        self.depths = np.empty(1024, np.int32)
+        # Answers as histories: position s has entries hstart[s] .. hstart[s + 1] - 1, each in
+        # force from hk steps before the counter's limit on: value hv (mover's side), depth
+        # ha + hb * steps. Classic rules: one entry per position (hk = hb = 0).
+        self.hstart = np.zeros(1025, np.int64)
+        self.hk = np.empty(1024, np.int16)
+        self.hv = np.empty(1024, np.int8)
+        self.ha = np.empty(1024, np.int32)
+        self.hb = np.empty(1024, np.int8)
+        self.nent = 0
         self.edges = 0
         self.solves = 0  # enumerations run (the first, then one per extension)
 
     @property
     def states(self) -> int:
         return self.n
+
+    @property
+    def entries(self) -> tuple:
+        """The arrays a kernel needs to read answers: (hstart, hk, hv, ha, hb, limit)."""
+        return self.hstart, self.hk, self.hv, self.ha, self.hb, np.int64(self.limit)
 
     @staticmethod
     def _bits(positions):
@@ -491,21 +529,23 @@ class RetroOracle:
         return (np.array([b[0] for b in bits], np.uint64), np.array([b[1] for b in bits], np.uint64),
                 np.array([p.counter for p in positions], np.int64))
 
-    def indices(self, qm, qt, qc, solve: bool = True):
-        """Indices of positions given as arrays (mover's pieces, other pieces, counter); with
-        ``solve``, positions not solved yet are solved first (else their index is -1)."""
-        idx = lookup(self.table, qm, qt, qc, self.tables.canon)
+    def indices(self, qm, qt, qc=None, solve: bool = True):
+        """Indices of positions given as arrays (mover's pieces, other pieces; the counter is not
+        part of the key); with ``solve``, positions not solved yet are solved first (else their
+        index is -1)."""
+        idx = lookup(self.table, qm, qt, self.tables.canon)
         if solve:
             miss = idx < 0
             if miss.any():
-                self._solve(qm[miss], qt[miss], qc[miss])
-                idx = lookup(self.table, qm, qt, qc, self.tables.canon)
+                self._solve(qm[miss], qt[miss], np.zeros(int(miss.sum()), np.int64) if qc is None else qc[miss])
+                idx = lookup(self.table, qm, qt, self.tables.canon)
         return idx
 
     def values(self, qm, qt, qc):
         """(values for the mover, depths) of positions given as arrays; depth INF: infinite play."""
         idx = self.indices(qm, qt, qc)
-        return self.mover_values[idx].astype(np.int64), self.depths[idx].astype(np.int64)
+        hstart, hk, hv, ha, hb, limit = self.entries
+        return values_at(idx, qc.astype(np.int64), hstart, hk, hv, ha, hb, limit)
 
     def prepare(self, roots, both_sides=False) -> None:
         if roots:
@@ -535,15 +575,18 @@ class RetroOracle:
         T = self.tables
         known = self.n
         run = Run()
+        roots_c = np.zeros(rm.shape[0], np.int64) if self.boards else rc.astype(np.int64)
+        budget = self.max_memory * BYTES_PER_STATE // (BYTES_PER_STATE + (HISTORY_BYTES if self.boards else 0))
         try:
             with progress_bar("enumerating", "positions") as bar:
                 status, table, k1, k2, k3, n, final, start, child = run.call(
-                    enumerate_graph, rm, rt, rc.astype(np.int64), self.table, self.k1, self.k2, self.k3, known,
-                    T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.max_states, self.max_memory,
-                    run.progress, run.abort, deadline=self.deadline, on_tick=lambda pr: bar.update_to(pr[0]))
+                    enumerate_graph, rm, rt, roots_c, self.table, self.k1, self.k2, self.k3, known,
+                    T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.boards, self.max_states,
+                    budget, run.progress, run.abort, deadline=self.deadline,
+                    on_tick=lambda pr: bar.update_to(pr[0]))
             found = int(run.progress[0])
             if status == TOO_MANY_STATES:
-                raise StateLimitError(f"more than {self.max_states:,} positions are reachable", found)
+                raise StateLimitError(f"more than {self.max_states:,} {self.unit} are reachable", found)
             if status == OUT_OF_MEMORY:
                 raise MemoryLimitError(f"the tables outgrew the memory budget of {size_name(self.max_memory)} "
                                        f"after {found:,} positions ({int(run.progress[1]):,} expanded)")
@@ -551,18 +594,29 @@ class RetroOracle:
                 raise run.stopped(f"enumeration stopped after {found:,} positions")
             final, start, child, tier_start = run.call(order_by_tier, known, n, k1, k2, k3, final, start, child,
                                                        table, T.playable)
-            value = _with_capacity(self.mover_values, known, n)
-            depth = _with_capacity(self.depths, known, n)
+            hstart = _with_capacity(self.hstart, known + 1, n + 1)
             with progress_bar("solving", "positions", total=n - known) as bar:
-                status = run.call(solve_graph, known, final, start, child, tier_start, value, depth, run.progress,
-                                  run.abort, deadline=self.deadline, on_tick=lambda pr: bar.update_to(pr[2]))
+                tick = dict(deadline=self.deadline, on_tick=lambda pr: bar.update_to(pr[2]))
+                if self.boards:
+                    status, hk, hv, ha, hb, nent = run.call(
+                        solve_tiers, known, final, start, child, tier_start, k1, k2, T.playable, T.reach, T.rules,
+                        hstart, self.hk, self.hv, self.ha, self.hb, self.nent, run.progress, run.abort, **tick)
+                else:  # one entry per position: entry s is position s
+                    hk, hv, ha, hb = (_with_capacity(a, known, n) for a in (self.hk, self.hv, self.ha, self.hb))
+                    status = run.call(solve_graph, known, final, start, child, tier_start, hv, ha, run.progress,
+                                      run.abort, **tick)
+                    hk[known:n] = 0
+                    hb[known:n] = 0
+                    hstart[known + 1:n + 1] = np.arange(known + 1, n + 1)
+                    nent = n
             if status == ABORTED:
                 raise run.stopped(f"solving stopped after {int(run.progress[2]):,} of {n - known:,} positions")
         except BaseException:
             # The table may hold keys of positions that were not solved: back to the solved ones.
             self.table = _rebuild_table(self.k1, self.k2, self.k3, known, self.table.shape[0])
             raise
-        self.table, self.k1, self.k2, self.k3, self.mover_values, self.depths = table, k1, k2, k3, value, depth
+        self.table, self.k1, self.k2, self.k3 = table, k1, k2, k3
+        self.hstart, self.hk, self.hv, self.ha, self.hb, self.nent = hstart, hk, hv, ha, hb, nent
         self.n = n
         self.edges += child.shape[0]
         self.solves += 1
