@@ -87,7 +87,7 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount
-from .kernels import material, reaches_empty
+from .kernels import grow, grow_rows, material, reaches_empty
 
 NOT_FINAL = 1000  # as in retro.py: ``final`` of a board whose game is not over
 OK, ABORTED = 0, 3
@@ -111,18 +111,25 @@ def entry_at(hstart, hk, s, k):
 
 
 @njit(cache=True)
-def _grow(arr, size):
-    out = np.empty(size, arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
+def _drain(head, k, ev_s, ev_next, stamp, out, n):
+    """Append the boards of bucket k to ``out[n:]``, each once a step (``stamp``); returns n."""
+    ev = head[k]
+    while ev >= 0:
+        j = ev_s[ev]
+        ev = ev_next[ev]
+        if stamp[j] != k:
+            stamp[j] = k
+            out[n] = j
+            n += 1
+    return n
 
 
 @njit(cache=True)
 def _schedule(head, ev_s, ev_next, nev, k, j):
     """Put board j (of the tier) in bucket k, a linked list. Returns (ev_s, ev_next, nev)."""
     if nev == ev_s.shape[0]:
-        ev_s = _grow(ev_s, 2 * nev)
-        ev_next = _grow(ev_next, 2 * nev)
+        ev_s = grow(ev_s, 2 * nev)
+        ev_next = grow(ev_next, 2 * nev)
     ev_s[nev] = j
     ev_next[nev] = head[k]
     head[k] = nev
@@ -130,27 +137,27 @@ def _schedule(head, ev_s, ev_next, nev, k, j):
 
 
 @njit(cache=True)
-def _step(s, k, e, t0, t1, base, start, child, k1, k2, playable, cur_v, cur_a, cur_b, hstart, hk, hv, ha, hb,
-          kind, limit):
-    """f(s, k) for a board s of tier e (empty squares) that moves, from its children's triples at
-    step k - 1: (V, a, b, k*), with k* the step where the choice of slope may switch (0: none)."""
+def _step(s, k, base, start, e0, ek, ei, ecv, eca, cur_v, cur_a, cur_b, xv, xa, xb):
+    """f(s, k) for a board s that moves, from its children's triples at step k - 1: (V, a, b,
+    k*), with k* the step where the choice of slope may switch (0: none). Edge x of the tier
+    (``x - e0``) is of kind ``ek``: 0 a child in the tier (index ``ei``), 1 a child solved
+    before that advances the counter (external number ``ei``: its triple at k - 1 is in
+    ``xv``, ``xa``, ``xb``), 2 a clone that resets it (candidate value ``ecv``, constant
+    depth ``eca``)."""
     best = np.int64(-1000)
     lo0 = lo1 = BIG  # least intercept of each slope among the candidates of the best value
     hi0 = hi1 = -BIG  # greatest
-    for x in range(start[s - base], start[s - base + 1]):
-        c = child[x]
-        if t0 <= c < t1:  # a jump or a pass within the tier
-            v, a, b = cur_v[c - t0], cur_a[c - t0], cur_b[c - t0]
-            alpha, beta = 1 + a - b, b
-        elif kind == 3 or np.int64(popcount(playable & ~(k1[c] | k2[c]))) == e:
-            j = entry_at(hstart, hk, c, k - 1)  # a move that advances the counter, child solved before
-            v, a, b = np.int64(hv[j]), np.int64(ha[j]), np.int64(hb[j])
-            alpha, beta = 1 + a - b, b
+    for x in range(start[s - base] - e0, start[s - base + 1] - e0):
+        kind = ek[x]
+        i = ei[x]
+        if kind == 0:  # a jump or a pass within the tier, read at step k - 1
+            v, b = -cur_v[i], cur_b[i]
+            alpha, beta = 1 + cur_a[i] - b, b
+        elif kind == 1:  # a move that advances the counter, to a board solved before
+            v, b = -xv[i], xb[i]
+            alpha, beta = 1 + xa[i] - b, b
         else:  # a clone that resets the counter: the child with the whole count left
-            j = hstart[c + 1] - 1
-            v, a, b = np.int64(hv[j]), np.int64(ha[j]), np.int64(hb[j])
-            alpha, beta = 1 + a + b * limit, np.int64(0)
-        v = -v
+            v, alpha, beta = ecv[x], eca[x], np.int64(0)
         if v > best:
             best = v
             lo0 = lo1 = BIG
@@ -199,12 +206,7 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
         cur_b = np.empty(size, np.int64)
         moves = np.zeros(size, np.bool_)  # not over: f is computed for k >= 1
         passer = np.zeros(size, np.bool_)  # cs61b: must pass, the count stays (same step)
-        lcap = 2 * size + 16
-        log_j = np.empty(lcap, np.int64)
-        log_k = np.empty(lcap, np.int64)
-        log_v = np.empty(lcap, np.int64)
-        log_a = np.empty(lcap, np.int64)
-        log_b = np.empty(lcap, np.int64)
+        log = np.empty((2 * size + 16, 5), np.int64)  # the triples in order of k: board, k, V, a, b
         nlog = 0
         for j in range(size):
             s = t0 + j
@@ -217,13 +219,21 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
                 cur_a[j], cur_b[j] = 0, 1  # depth 0 at k = 0, read as the steps left (see above)
                 if kind == 2 and not reaches_empty(k1[s], playable & ~(k1[s] | k2[s]), reach):
                     passer[j] = True
-            log_j[nlog], log_k[nlog], log_v[nlog], log_a[nlog], log_b[nlog] = j, 0, cur_v[j], cur_a[j], cur_b[j]
+            log[nlog, 0], log[nlog, 1], log[nlog, 2], log[nlog, 3], log[nlog, 4] = j, 0, cur_v[j], cur_a[j], cur_b[j]
             nlog += 1
-        # Parents: ``rev`` within the tier; ``xrev`` of the children solved before that advance
-        # the counter (numbered 0 .. nx - 1 in ``xs``), read at their change points.
+        # The tier's edges, classified once (``ek``, ``ei``: see _step; 3 for the child of a
+        # cs61b pass solved before); parents, ``rev`` within the tier and ``xrev`` of the
+        # children solved before that advance the counter (numbered 0 .. nx - 1 in ``xs``, read
+        # at their change points, their triples at step k - 1 in ``xv``, ``xa``, ``xb``).
+        e0 = start[t0 - known]
+        ne = start[t1 - known] - e0
+        ek = np.zeros(ne, np.int8)
+        ei = np.zeros(ne, np.int64)
+        ecv = np.zeros(ne, np.int64)
+        eca = np.zeros(ne, np.int64)
         rstart = np.zeros(size + 1, np.int64)
-        xs = np.empty(start[t1 - known] - start[t0 - known] + 1, np.int64)
-        xcount = np.zeros(xs.shape[0] + 1, np.int64)
+        xs = np.empty(ne + 1, np.int64)
+        xcount = np.zeros(ne + 2, np.int64)
         nx = 0
         for j in range(size):
             if not moves[j]:
@@ -232,14 +242,24 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
             for x in range(start[s - known], start[s - known + 1]):
                 c = child[x]
                 if t0 <= c < t1:
+                    ei[x - e0] = c - t0
                     rstart[c - t0 + 1] += 1
-                elif not passer[j] and (kind == 3 or np.int64(popcount(playable & ~(k1[c] | k2[c]))) == e):
+                elif passer[j]:
+                    ek[x - e0] = 3
+                elif kind == 3 or np.int64(popcount(playable & ~(k1[c] | k2[c]))) == e:
                     if xmark[c] != e:
                         xmark[c] = e
                         xnum[c] = nx
                         xs[nx] = c
                         nx += 1
+                    ek[x - e0] = 1
+                    ei[x - e0] = xnum[c]
                     xcount[xnum[c] + 1] += 1
+                else:
+                    y = hstart[c + 1] - 1  # the child's triple with the whole count left
+                    ek[x - e0] = 2
+                    ecv[x - e0] = -np.int64(hv[y])
+                    eca[x - e0] = 1 + np.int64(ha[y]) + np.int64(hb[y]) * limit
         for j in range(size):
             rstart[j + 1] += rstart[j]
         for i in range(nx):
@@ -252,14 +272,19 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
             if not moves[j]:
                 continue
             s = t0 + j
-            for x in range(start[s - known], start[s - known + 1]):
-                c = child[x]
-                if t0 <= c < t1:
-                    rev[cursor[c - t0]] = j
-                    cursor[c - t0] += 1
-                elif not passer[j] and (kind == 3 or np.int64(popcount(playable & ~(k1[c] | k2[c]))) == e):
-                    xrev[xcursor[xnum[c]]] = j
-                    xcursor[xnum[c]] += 1
+            for x in range(start[s - known] - e0, start[s - known + 1] - e0):
+                if ek[x] == 0:
+                    rev[cursor[ei[x]]] = j
+                    cursor[ei[x]] += 1
+                elif ek[x] == 1:
+                    xrev[xcursor[ei[x]]] = j
+                    xcursor[ei[x]] += 1
+        xv = np.empty(nx, np.int64)
+        xa = np.empty(nx, np.int64)
+        xb = np.empty(nx, np.int64)
+        for i in range(nx):
+            y = hstart[xs[i]]
+            xv[i], xa[i], xb[i] = hv[y], ha[y], hb[y]
         # What to recompute at each step: ``nxt``, the boards scheduled for the next step (a
         # change below, a guess to check); ``head``, buckets (linked lists) for later steps (a
         # switch of slope); ``xat``, the children solved before whose triple changes, by step
@@ -320,18 +345,12 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
                         stamp[j] = k
                         tj[nt] = j
                         nt += 1
-                ev = head[k]
-                while ev >= 0:
-                    j = ev_s[ev]
-                    ev = ev_next[ev]
-                    if stamp[j] != k:
-                        stamp[j] = k
-                        tj[nt] = j
-                        nt += 1
+                nt = _drain(head, k, ev_s, ev_next, stamp, tj, nt)
                 for w in range(xat_start[k], xat_start[k + 1]):
                     i = xat[w] >> 32
                     y = hstart[xs[i]] + (xat[w] & 0xFFFFFFFF)
-                    old, new = -np.int64(hv[y - 1]), -np.int64(hv[y])
+                    old, new = -xv[i], -np.int64(hv[y])
+                    xv[i], xa[i], xb[i] = hv[y], ha[y], hb[y]  # its triple at k - 1
                     for z in range(xcount[i], xcount[i + 1]):
                         j = xrev[z]
                         if stamp[j] != k and (old >= cur_v[j] or new >= cur_v[j]):
@@ -341,8 +360,8 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
             nnxt = 0
             progress[3] += nt
             for i in range(nt):
-                v, a, b, kstar = _step(t0 + tj[i], k, e, t0, t1, known, start, child, k1, k2, playable, cur_v,
-                                       cur_a, cur_b, hstart, hk, hv, ha, hb, kind, limit)
+                v, a, b, kstar = _step(t0 + tj[i], k, known, start, e0, ek, ei, ecv, eca, cur_v, cur_a, cur_b,
+                                       xv, xa, xb)
                 tv[i], ta[i], tb[i] = v, a, b
                 if k < kstar <= limit:
                     ev_s, ev_next, nev = _schedule(head, ev_s, ev_next, nev, kstar, tj[i])
@@ -356,14 +375,7 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
                         plist[npass] = j
                         npass += 1
             else:
-                ev = head2[k]
-                while ev >= 0:
-                    j = ev_s[ev]
-                    ev = ev_next[ev]
-                    if stamp2[j] != k:
-                        stamp2[j] = k
-                        plist[npass] = j
-                        npass += 1
+                npass = _drain(head2, k, ev_s, ev_next, stamp2, plist, 0)
             for rnd in range(2):
                 todo = nt if rnd == 0 else npass
                 for i in range(todo):
@@ -392,14 +404,9 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
                     nch += 1
                     changed[j] = k
                     cur_v[j], cur_a[j], cur_b[j] = v, a, b
-                    if nlog == lcap:
-                        lcap *= 2
-                        log_j = _grow(log_j, lcap)
-                        log_k = _grow(log_k, lcap)
-                        log_v = _grow(log_v, lcap)
-                        log_a = _grow(log_a, lcap)
-                        log_b = _grow(log_b, lcap)
-                    log_j[nlog], log_k[nlog], log_v[nlog], log_a[nlog], log_b[nlog] = j, k, v, a, b
+                    if nlog == log.shape[0]:
+                        log = grow_rows(log, 2 * nlog)
+                    log[nlog, 0], log[nlog, 1], log[nlog, 2], log[nlog, 3], log[nlog, 4] = j, k, v, a, b
                     nlog += 1
                     if rnd == 0:  # its cs61b passes follow it at this step
                         for z in range(rstart[j], rstart[j + 1]):
@@ -425,21 +432,21 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
         # The tier's histories, board by board (the log is in order of k).
         count = np.zeros(size + 1, np.int64)
         for i in range(nlog):
-            count[log_j[i] + 1] += 1
+            count[log[i, 0] + 1] += 1
         for j in range(size):
             count[j + 1] += count[j]
         if nent + nlog > hk.shape[0]:
             cap = max(nent + nlog, 2 * hk.shape[0])
-            hk = _grow(hk, cap)
-            hv = _grow(hv, cap)
-            ha = _grow(ha, cap)
-            hb = _grow(hb, cap)
+            hk = grow(hk, cap)
+            hv = grow(hv, cap)
+            ha = grow(ha, cap)
+            hb = grow(hb, cap)
         for j in range(size):
             hstart[t0 + j + 1] = nent + count[j + 1]
         for i in range(nlog):
-            y = nent + count[log_j[i]]
-            count[log_j[i]] += 1
-            hk[y], hv[y], ha[y], hb[y] = log_k[i], log_v[i], log_a[i], log_b[i]
+            y = nent + count[log[i, 0]]
+            count[log[i, 0]] += 1
+            hk[y], hv[y], ha[y], hb[y] = log[i, 1], log[i, 2], log[i, 3], log[i, 4]
         nent += nlog
         progress[2] = t1 - known
     return OK, hk, hv, ha, hb, nent

@@ -21,10 +21,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .kernels import game_status, gen_moves, next_counter, play, reaches_empty
-from .retro import EMPTY_SLOT, INF, MAX_MOVES, _grow, _new_table, _probe, position_value
+from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
+from .retro import EMPTY_SLOT, INF, MAX_MOVES, _new_table, _probe, position_value
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2
+# The columns of option_closure's rows of options.
+OPT_NODE, OPT_MOVE, OPT_M, OPT_T, OPT_C, OPT_OVER, OPT_SIDE, OPT_VALUE, OPT_DEPTH, OPT_LEN = range(10)
+OPT_COLUMNS = 10
 
 
 @njit(cache=True)
@@ -68,36 +71,25 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
     """The options of the side to move in (m0, t0, c0).
 
     With ``use_keep``, only moves to positions worth ``keep`` to the side are followed.
-    Returns (status, node_parent, node_move, opt_node, opt_move, opt_m, opt_t, opt_c,
-    opt_over, opt_side, opt_value, opt_depth, opt_len, opt_rank): the search tree's nodes
-    (positions with the side to move again after a forced pass: node 0 is the start) by
-    parent and move, and for each option the node it is played from, its last move, its
-    board (side's pieces, the other's, counter), whether the game is over there, whether the
-    side is to move there (a game over after the other side's forced pass) rather than the
-    other side, its value and depth (side's view; depth INF for infinite play), the length of
-    its sequence, and its rank in notation order. Status TOO_MANY_BOARDS: more
-    than ``limit`` positions inside the option; NOT_SOLVED: a position missing in the table.
+    Returns (status, node_parent, node_move, opts, rank): the search tree's nodes (positions
+    with the side to move again after a forced pass: node 0 is the start) by parent and move;
+    a row per option (the columns OPT_*): the node it is played from, its last move, its board
+    (side's pieces, the other's, as int64 bit patterns, and the counter), whether the game is
+    over there, whether the side is to move there (a game over after the other side's forced
+    pass) rather than the other side, its value and depth (side's view; depth INF for infinite
+    play) and the length of its sequence; and each option's rank in notation order. Status
+    TOO_MANY_BOARDS: more than ``limit`` positions inside the option; NOT_SOLVED: a position
+    missing in the table.
     """
-    ncap = 64
-    node_parent = np.empty(ncap, np.int64)
-    node_move = np.empty(ncap, np.int64)
-    node_m = np.empty(ncap, np.uint64)
-    node_t = np.empty(ncap, np.uint64)
-    node_c = np.empty(ncap, np.int64)
-    node_level = np.empty(ncap, np.int64)
+    node_parent = np.empty(limit + 2, np.int64)  # at most limit + 1 nodes: no growing
+    node_move = np.empty(limit + 2, np.int64)
+    node_m = np.empty(limit + 2, np.uint64)
+    node_t = np.empty(limit + 2, np.uint64)
+    node_c = np.empty(limit + 2, np.int64)
+    node_level = np.empty(limit + 2, np.int64)
     node_parent[0], node_move[0], node_m[0], node_t[0], node_c[0], node_level[0] = -1, 0, m0, t0, c0, 0
     nnodes = 1
-    ocap = 64
-    opt_node = np.empty(ocap, np.int64)
-    opt_move = np.empty(ocap, np.int64)
-    opt_m = np.empty(ocap, np.uint64)
-    opt_t = np.empty(ocap, np.uint64)
-    opt_c = np.empty(ocap, np.int64)
-    opt_over = np.empty(ocap, np.bool_)
-    opt_side = np.empty(ocap, np.bool_)
-    opt_value = np.empty(ocap, np.int64)
-    opt_depth = np.empty(ocap, np.int64)
-    opt_len = np.empty(ocap, np.int64)
+    opts = np.empty((64, OPT_COLUMNS), np.int64)
     nopts = 0
     seen = _new_table(1024)
     nseen = 0
@@ -155,14 +147,6 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
                     if nseen > limit:
                         status = TOO_MANY_BOARDS
                         break
-                    if nnodes == ncap:
-                        ncap *= 2
-                        node_parent = _grow(node_parent, ncap)
-                        node_move = _grow(node_move, ncap)
-                        node_m = _grow(node_m, ncap)
-                        node_t = _grow(node_t, ncap)
-                        node_c = _grow(node_c, ncap)
-                        node_level = _grow(node_level, ncap)
                     node_parent[nnodes], node_move[nnodes] = r, code
                     node_m[nnodes], node_t[nnodes], node_c[nnodes] = rm, rt, rc
                     node_level[nnodes] = node_level[r] + 1
@@ -183,28 +167,18 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
             if use_keep and bvalue != keep:
                 continue
             found, nfound = _put(found, nfound, slot, bm, bt, bc)
-            if nopts == ocap:
-                ocap *= 2
-                opt_node = _grow(opt_node, ocap)
-                opt_move = _grow(opt_move, ocap)
-                opt_m = _grow(opt_m, ocap)
-                opt_t = _grow(opt_t, ocap)
-                opt_c = _grow(opt_c, ocap)
-                opt_over = _grow(opt_over, ocap)
-                opt_side = _grow(opt_side, ocap)
-                opt_value = _grow(opt_value, ocap)
-                opt_depth = _grow(opt_depth, ocap)
-                opt_len = _grow(opt_len, ocap)
-            opt_node[nopts], opt_move[nopts] = r, code
-            opt_m[nopts], opt_t[nopts], opt_c[nopts], opt_over[nopts], opt_side[nopts] = bm, bt, bc, bover, bside
-            opt_value[nopts], opt_depth[nopts] = bvalue, bdepth
-            opt_len[nopts] = 2 * node_level[r] + 1
+            if nopts == opts.shape[0]:
+                opts = grow_rows(opts, 2 * nopts)
+            row = opts[nopts]
+            row[OPT_NODE], row[OPT_MOVE], row[OPT_M], row[OPT_T], row[OPT_C] = r, code, bm, bt, bc
+            row[OPT_OVER], row[OPT_SIDE], row[OPT_VALUE], row[OPT_DEPTH] = bover, bside, bvalue, bdepth
+            row[OPT_LEN] = 2 * node_level[r] + 1
             nopts += 1
     # Notation order of the sequences: a preorder walk, each node's moves in notation order.
     nitems = nopts + nnodes - 1
     keys = np.empty(nitems, np.int64)
     for j in range(nopts):
-        keys[j] = opt_node[j] * 8192 + _move_rank(opt_move[j], sqkey) + 1
+        keys[j] = opts[j, OPT_NODE] * 8192 + _move_rank(opts[j, OPT_MOVE], sqkey) + 1
     for v in range(1, nnodes):
         keys[nopts + v - 1] = node_parent[v] * 8192 + _move_rank(node_move[v], sqkey) + 1
     order = np.argsort(keys)
@@ -232,10 +206,7 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
         else:
             stack[top] = item - nopts + 1
             top += 1
-    return (status, node_parent[:nnodes].copy(), node_move[:nnodes].copy(), opt_node[:nopts].copy(),
-            opt_move[:nopts].copy(), opt_m[:nopts].copy(), opt_t[:nopts].copy(), opt_c[:nopts].copy(),
-            opt_over[:nopts].copy(), opt_side[:nopts].copy(), opt_value[:nopts].copy(), opt_depth[:nopts].copy(),
-            opt_len[:nopts].copy(), opt_rank)
+    return status, node_parent[:nnodes].copy(), node_move[:nnodes].copy(), opts[:nopts].copy(), opt_rank
 
 
 # -- the public side ------------------------------------------------------------------------------
@@ -299,15 +270,16 @@ def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000)
     out = option_closure(np.uint64(m), np.uint64(t), np.int64(start.counter), keep is not None,
                          np.int64(0 if keep is None else sign * keep), limit, T.playable, T.adj, T.jmp, T.reach,
                          T.canon, T.rules, square_keys(board.board), oracle.table, *oracle.entries)
-    status, node_parent, node_move, opt_node, opt_move, om, ot, oc, over, on_move, value, depth, length, rank = out
+    status, node_parent, node_move, opts, rank = out
     if status == TOO_MANY_BOARDS:
         raise RuntimeError(f"more than {limit:,} boards inside one option")
     if status == NOT_SOLVED:
         raise RuntimeError("an option reached a position that was not solved")
+    om, ot = opts[:, OPT_M].view(np.uint64), opts[:, OPT_T].view(np.uint64)
+    oc, over, value = opts[:, OPT_C], opts[:, OPT_OVER].astype(bool), opts[:, OPT_VALUE]
     again = value.copy()
-    ask = ~over
-    if ask.any():
-        again[ask] = oracle.values(om[ask], ot[ask], oc[ask])[0]
-    depth = np.where(depth >= INF, np.inf, depth.astype(float))
-    return OptionArrays(side, board, om, ot, oc, over, on_move, value, depth, length, rank, again, node_parent,
-                        node_move, opt_node, opt_move)
+    if (~over).any():
+        again[~over] = oracle.values(om[~over], ot[~over], oc[~over])[0]
+    depth = np.where(opts[:, OPT_DEPTH] >= INF, np.inf, opts[:, OPT_DEPTH].astype(float))
+    return OptionArrays(side, board, om, ot, oc, over, opts[:, OPT_SIDE].astype(bool), value, depth,
+                        opts[:, OPT_LEN], rank, again, node_parent, node_move, opts[:, OPT_NODE], opts[:, OPT_MOVE])

@@ -39,7 +39,7 @@ from numba import njit
 
 from .bits import popcount, prefetch
 from .counters import entry_at, solve_tiers
-from .kernels import canonical, game_status, gen_moves, key_hash, next_counter, play
+from .kernels import canonical, game_status, gen_moves, grow, key_hash, next_counter, play
 
 INF = np.int32(1 << 30)
 NOT_FINAL = np.int16(1000)  # ``final`` of a position whose game is not over
@@ -87,13 +87,6 @@ def _new_table(size):
     table = np.zeros((size, 3), np.uint64)
     table[:, 2] = EMPTY_SLOT
     return table
-
-
-@njit(cache=True)
-def _grow(arr, size):
-    out = np.empty(size, arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
 
 
 @njit(cache=True)
@@ -157,13 +150,13 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
                     break
                 if n == cap:
                     cap *= 2
-                    k1 = _grow(k1, cap)
-                    k2 = _grow(k2, cap)
-                    k3 = _grow(k3, cap)
+                    k1 = grow(k1, cap)
+                    k2 = grow(k2, cap)
+                    k3 = grow(k3, cap)
                 if n - known == fcap:
                     fcap *= 2
-                    final = _grow(final, fcap)
-                    start = _grow(start, fcap + 1)
+                    final = grow(final, fcap)
+                    start = grow(start, fcap + 1)
                 idx = n
                 k1[n], k2[n], k3[n] = a, b, c2
                 table[slot, 0] = a
@@ -207,7 +200,7 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
             if edges + nchildren > ecap:
                 while edges + nchildren > ecap:
                     ecap *= 2
-                child = _grow(child, ecap)
+                child = grow(child, ecap)
             flat = table.reshape(-1)
             for i in range(nchildren):
                 a, b = play(m, t, moves[i], adj)
