@@ -90,7 +90,8 @@ from .bits import popcount
 from .kernels import grow, grow_rows, material, reaches_empty
 
 NOT_FINAL = 1000  # as in retro.py: ``final`` of a board whose game is not over
-OK, ABORTED = 0, 3
+OK, OUT_OF_MEMORY, ABORTED = 0, 1, 3  # as in retro.py
+ENTRY_BYTES = 8 + 20  # a history triple, and its line in a tier's log while the tier is solved
 BIG = np.int64(1) << 40
 
 
@@ -180,14 +181,14 @@ def _step(s, k, base, start, e0, ek, ei, ecv, eca, cur_v, cur_a, cur_b, xv, xa, 
 
 @njit(cache=True, nogil=True)
 def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach, rules, hstart, hk, hv, ha, hb,
-                nent, progress, abort):
+                nent, max_entries, progress, abort):
     """Histories of the new boards known .. n - 1 (ordered in tiers by retro.order_by_tier).
 
     ``hstart``, ``hk``, ``hv``, ``ha``, ``hb``: the histories so far (board s: entries
     hstart[s] .. hstart[s + 1] - 1, each from step hk on: value hv, depth ha + hb k), with
     ``nent`` entries; ``hstart`` has room for the new boards. Returns (status, hk, hv, ha, hb,
-    nent), the entry arrays maybe regrown. ``progress[2]`` counts boards solved, ``progress[3]``
-    board recomputations.
+    nent), the entry arrays maybe regrown; OUT_OF_MEMORY past ``max_entries`` triples.
+    ``progress[2]`` counts boards solved, ``progress[3]`` board recomputations.
 
     A change of a child whose value stays below the parent's, before and after, cannot change
     the parent (only the candidates of the best value count), so it does not schedule it.
@@ -206,7 +207,7 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
         cur_b = np.empty(size, np.int64)
         moves = np.zeros(size, np.bool_)  # not over: f is computed for k >= 1
         passer = np.zeros(size, np.bool_)  # cs61b: must pass, the count stays (same step)
-        log = np.empty((2 * size + 16, 5), np.int64)  # the triples in order of k: board, k, V, a, b
+        log = np.empty((2 * size + 16, 5), np.int32)  # the triples in order of k: board, k, V, a, b
         nlog = 0
         for j in range(size):
             s = t0 + j
@@ -429,6 +430,8 @@ def solve_tiers(known, final, start, child, tier_start, k1, k2, playable, reach,
                         nnxt += 1
             if abort[0] != 0:
                 return ABORTED, hk, hv, ha, hb, nent
+            if nent + nlog > max_entries:
+                return OUT_OF_MEMORY, hk, hv, ha, hb, nent
         # The tier's histories, board by board (the log is in order of k).
         count = np.zeros(size + 1, np.int64)
         for i in range(nlog):

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount, prefetch
-from .counters import entry_at, solve_tiers
+from .counters import ENTRY_BYTES, entry_at, solve_tiers
 from .kernels import canonical, game_status, gen_moves, grow, key_hash, next_counter, play
 
 INF = np.int32(1 << 30)
@@ -591,9 +591,10 @@ class RetroOracle:
             with progress_bar("solving", "positions", total=n - known) as bar:
                 tick = dict(deadline=self.deadline, on_tick=lambda pr: bar.update_to(pr[2]))
                 if self.boards:
+                    room = (self.max_memory - k1.shape[0] * BYTES_PER_STATE - table.nbytes) // ENTRY_BYTES
                     status, hk, hv, ha, hb, nent = run.call(
                         solve_tiers, known, final, start, child, tier_start, k1, k2, T.playable, T.reach, T.rules,
-                        hstart, self.hk, self.hv, self.ha, self.hb, self.nent, run.progress, run.abort, **tick)
+                        hstart, self.hk, self.hv, self.ha, self.hb, self.nent, room, run.progress, run.abort, **tick)
                 else:  # one entry per position: entry s is position s
                     hk, hv, ha, hb = (_with_capacity(a, known, n) for a in (self.hk, self.hv, self.ha, self.hb))
                     status = run.call(solve_graph, known, final, start, child, tier_start, hv, ha, run.progress,
@@ -604,6 +605,10 @@ class RetroOracle:
                     nent = n
             if status == ABORTED:
                 raise run.stopped(f"solving stopped after {int(run.progress[2]):,} of {n - known:,} positions")
+            if status == OUT_OF_MEMORY:
+                raise MemoryLimitError(f"the answers per counter value outgrew the memory budget of "
+                                       f"{size_name(self.max_memory)} after {int(run.progress[2]):,} of "
+                                       f"{n - known:,} boards")
         except BaseException:
             # The table may hold keys of positions that were not solved: back to the solved ones.
             self.table = _rebuild_table(self.k1, self.k2, self.k3, known, self.table.shape[0])
