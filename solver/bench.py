@@ -137,7 +137,7 @@ def _analysis(rows: int, cols: int, board: bool) -> Row:
     report = solve_entry(Entry(p, (X, O) if board else (X,)), Analyzer(oracle))
     seconds = time.perf_counter() - t
     what = "board (both sides, summary)" if board else "X to move"
-    note = f"orthodox {game_name(report.board.orthodox)}" if board else f"value {report.sides[0].evaluation.value:+d}"
+    note = f"orthodox {game_name(report.board.summary.line)}" if board else f"value {report.sides[0].evaluation.value:+d}"
     return Row(f"{rows}x{cols} start, {what}", "retro", oracle.states, seconds, _peak_bytes(), note)
 
 

@@ -1,9 +1,12 @@
 """The retrograde engine, compiled: every position reachable from the roots, solved exactly.
 
 1. **Enumerate** breadth-first from the roots. Positions are canonical
-   ``(mine, theirs, counter)`` triples (mover's side, least image over the board
-   symmetries) in an open-addressing hash table of numpy arrays; each position's
-   moves are stored as child indices (compressed rows).
+   ``(mine, theirs)`` pairs (mover's side, least image over the board symmetries)
+   in an open-addressing hash table of numpy arrays; each position's moves are
+   stored as child indices (compressed rows). Under a rule set with a counter the
+   counter is left out: the positions are boards, and :mod:`.counters` solves each
+   at every counter value (steps 2 and 3 below are for the classic rules; the
+   answers of both are *histories*, one triple per position under ``classic``).
 2. **Tiers**: positions are grouped by their number of empty squares. A clone
    fills a square (the child lies in a tier already solved); a jump or a pass
    keeps the tier. Tiers are solved from the fullest boards back to the root.
@@ -29,7 +32,7 @@ solved successor is, for the new positions, a child of known value and depth,
 exactly like a child in an earlier tier; new positions get the next indices and
 their own tiers. A board analysed without a side to move therefore costs one
 enumeration of what the two roots reach, plus the few positions its summary
-asks about that were not reached (measured: on the 3 x 5 start, a handful).
+asks about that were not reached (measured: on the 3 x 5 start, 67 of 811,947).
 
 Kernels take and return plain arrays and integers.
 """
