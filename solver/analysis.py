@@ -3,7 +3,10 @@
 Everything here works from an *oracle*: an object with ``lookup(position) ->
 (value for the side to move, depth)`` that knows exact values (the reference
 solver, or a compiled engine from :mod:`solver.engine`). The analysis itself is
-engine-agnostic and implements SPEC sections 4 and 5:
+engine-agnostic and implements SPEC sections 4 and 5. Two optional oracle methods
+make it fast: ``lookup_many`` (values in one call) and ``option_arrays`` (a
+side's options with forced passes, read from a solved graph in one compiled
+pass; the plain search of :meth:`Analyzer.options` is what it is tested against):
 
 - :meth:`Analyzer.evaluate`: the value (from X's side), depth and outcome;
 - :meth:`Analyzer.moves`: every legal move with the value it keeps, best first,
@@ -19,10 +22,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .notation import ELIDED, Game, Number, Split, signed, simplest_between
+import numpy as np
+
+from .notation import CUT, LOOP, Game, Number, Split, game_name, marks, signed, simplest_between
 from .rules import O, PASS, X, Move, Position, move_order_key, other
 
-DEFAULT_ORTH_DEPTH = 8
+DEFAULT_ORTH_DEPTH = 8  # levels of the summary's tree (JSON, tree form) when no depth is given
+SUMMARY_WIDTH = 100  # characters of the one-line summary when no depth is given
 OPTION_LIMIT = 100_000  # boards explored while following forced passes inside one option
 
 
@@ -35,7 +41,9 @@ class Oracle(Protocol):
         """(value for the side to move, depth or math.inf for a draw by infinite play)."""
 
     def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
-        """Solve these roots now (and, if asked, every board they reach with either side to move)."""
+        """Solve these roots now. ``both_sides`` says that boards they reach will be asked about
+        with either side to move: an oracle may solve those now (the reference solver does) or
+        when they are asked for (the retro engine extends its solution)."""
 
     @property
     def states(self) -> int:
@@ -225,9 +233,18 @@ def _board_key(p: Position) -> tuple:
 class Analyzer:
     """SPEC sections 4 and 5 on top of an oracle of exact values."""
 
-    def __init__(self, oracle: Oracle, orth_depth: int = DEFAULT_ORTH_DEPTH):
+    def __init__(self, oracle: Oracle, orth_depth: int | None = None, bulk: bool = True,
+                 orth_width: int = SUMMARY_WIDTH):
         self.oracle = oracle
+        # The depth of orthodox summaries; None: as deep as fits in ``orth_width`` characters on
+        # one line, and at least DEFAULT_ORTH_DEPTH for the whole tree (see :meth:`summary`).
         self.orth_depth = orth_depth
+        self.orth_width = orth_width
+        self._stops: dict = {}
+        self._best: dict = {}
+        # Read options from the oracle's solved graph when it can (``option_arrays``); the plain
+        # search of :meth:`options` otherwise, or with ``bulk=False`` (the tests compare the two).
+        self.bulk = bulk
 
     # -- single positions -----------------------------------------------------------------------
 
@@ -322,7 +339,11 @@ class Analyzer:
 
     def stops(self, board: Position) -> tuple[int, int]:
         """(value with X to move, value with O to move) of the board."""
-        return (self.evaluate(board.replace(turn=X)).value, self.evaluate(board.replace(turn=O)).value)
+        key = _board_key(board)
+        if key not in self._stops:
+            self._stops[key] = (self.evaluate(board.replace(turn=X)).value,
+                                self.evaluate(board.replace(turn=O)).value)
+        return self._stops[key]
 
     def options(self, board: Position, side: str, keep: int | None = None) -> list[Option]:
         """The boards ``side`` can reach: one move, then more while the other side must pass.
@@ -365,6 +386,15 @@ class Analyzer:
     def best_option(self, board: Position, side: str, keep: int) -> Option | None:
         """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop
         for ``side`` when it moves again, then the preferred move of SPEC section 4."""
+        key = (_board_key(board), side, keep)
+        if key not in self._best:
+            self._best[key] = self._best_option(board, side, keep)
+        return self._best[key]
+
+    def _best_option(self, board: Position, side: str, keep: int) -> Option | None:
+        bulk = getattr(self.oracle, "option_arrays", None) if self.bulk else None
+        if bulk is not None:
+            return self._best_option_bulk(board, side, keep, bulk)
         opts = self.options(board, side, keep) or self.options(board, side)
         if not opts:
             return None
@@ -385,10 +415,54 @@ class Analyzer:
 
         return min(keeping, key=rank)[0]
 
+    @staticmethod
+    def _best_option_bulk(board: Position, side: str, keep: int, option_arrays) -> Option | None:
+        """:meth:`best_option` from the arrays of ``option_arrays(board, side, keep, limit)``
+        (:class:`solver.engine.options.OptionArrays`): the same options as :meth:`options`,
+        ranked by the same keys (values from ``side``'s view there)."""
+        t = option_arrays(board, side, keep, OPTION_LIMIT)
+        if t.count == 0:
+            t = option_arrays(board, side, None, OPTION_LIMIT)
+        if t.count == 0:
+            return None
+        sign = 1 if side == X else -1
+        keeping = np.flatnonzero(t.value == sign * keep)
+        if keeping.size == 0:
+            keeping = np.arange(t.count)
+        depth = t.depth[keeping] + t.length[keeping]  # float: inf for infinite play
+        if sign * keep <= 0:  # not winning: the longest first (infinite play first of all)
+            depth = -depth
+        order = np.lexsort((t.rank[keeping], depth, -t.again[keeping], -t.value[keeping]))
+        j = int(keeping[order[0]])
+        moves = t.moves(j)
+        mine, theirs = int(t.mine[j]), int(t.theirs[j])
+        x, o = (mine, theirs) if side == X else (theirs, mine)
+        turn = side if t.on_move[j] else other(side)
+        position = Position(board.board, x, o, turn, int(t.counter[j]), board.rules)
+        return Option(moves, position, tuple(move_order_key(board.board, m) for m in moves))
+
     def orthodox(self, board: Position, depth: int | None = None) -> Game:
-        """The orthodox summary Orth(B) of SPEC section 5."""
-        limit = self.orth_depth if depth is None else depth
-        return self._orth(board, [], limit)
+        """The orthodox summary Orth(B) of SPEC section 5, to ``depth`` levels (default: the
+        analyzer's ``orth_depth``, or DEFAULT_ORTH_DEPTH)."""
+        if depth is None:
+            depth = DEFAULT_ORTH_DEPTH if self.orth_depth is None else self.orth_depth
+        return self._orth(board, [], depth)
+
+    def summary(self, board: Position) -> "Summary":
+        """The orthodox summary for people and programs: to ``orth_depth`` levels when it is
+        set; otherwise the line is as deep as fits in ``orth_width`` characters and the tree is
+        as deep as that and at least DEFAULT_ORTH_DEPTH levels."""
+        if self.orth_depth is not None:
+            tree = self.orthodox(board, self.orth_depth)
+            return Summary(tree, self.orth_depth, tree, self.orth_depth)
+        depth, line = 1, self.orthodox(board, 1)
+        while "cut" in marks(line):  # each level deeper makes a summary with a cut longer
+            deeper = self.orthodox(board, depth + 1)
+            if len(game_name(deeper)) > self.orth_width:
+                break
+            depth, line = depth + 1, deeper
+        tree_depth = max(depth, DEFAULT_ORTH_DEPTH)
+        return Summary(line, depth, self.orthodox(board, tree_depth), tree_depth)
 
     def _orth(self, board: Position, path: list[tuple], left: int) -> Game:
         result = board.replace(turn=X).result()
@@ -400,10 +474,23 @@ class Analyzer:
         if a < b:
             return Number(simplest_between(a, b))
         key = _board_key(board)
-        if key in path or left <= 0:
-            return ELIDED
+        if key in path:
+            return LOOP
+        if left <= 0:
+            return CUT
         bx = self.best_option(board, X, a)
         bo = self.best_option(board, O, b)
         path = path + [key]
-        return Split(self._orth(bx.position, path, left - 1) if bx else ELIDED,
-                     self._orth(bo.position, path, left - 1) if bo else ELIDED)
+        return Split(self._orth(bx.position, path, left - 1) if bx else CUT,
+                     self._orth(bo.position, path, left - 1) if bo else CUT)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """An orthodox summary two ways: ``line``, ``line_depth`` levels deep, to print on one line;
+    ``tree``, ``tree_depth`` levels deep (at least as deep), for the tree form and JSON."""
+
+    line: Game
+    line_depth: int
+    tree: Game
+    tree_depth: int

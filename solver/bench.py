@@ -8,7 +8,13 @@ Cases:
 - ``3x5``, ``4x4``: every position reachable from the standard start, ``classic``, retro engine.
 - ``3x4``, ``3x4-reference``: the same on 3 x 4 with the retro engine and with the
   pure-Python reference solver (their ratio is the compiled engine's speed-up).
-- ``perft6``: perft 6 from ``startpos`` under ``uai`` (leaves counted).
+- ``RxC-RULES`` (``2x7-uai``, ``3x4-cs61b``, ``3x5-uai``, ...): the full solve from the start
+  under another rule set (``2x7`` is the classic one to compare with); any shape and rule set
+  can be asked for by name.
+- ``3x5-x``, ``3x5-board`` (and ``4x4-...``): what the command prints for the start with X to
+  move (value, moves, line), and for the board without a side to move (both sides, stops,
+  outcome class, orthodox summary): the second should cost little more than the first.
+- ``perft6``, ``perft7``: perft from ``startpos`` under ``uai`` (leaves counted).
 - ``endgames-N``: the positions of ``positions/endgames-7x7.txt`` with N empty squares,
   each solved exactly (value for the side to move) by the search engine, with a time
   limit per position; the row gives how many were solved and the median time.
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -46,8 +53,27 @@ class Row:
         return self.positions / self.seconds if self.seconds > 0 else float("inf")
 
 
+SOLVE_CASES = ("3x4", "3x5", "4x4", "2x7", "2x7-uai", "2x7-cs61b", "2x7-jump3", "3x4-uai", "3x4-cs61b",
+               "3x4-jump3", "3x5-uai")
+ANALYSIS_CASES = ("3x5-x", "3x5-board", "4x4-x", "4x4-board")
+
+
+_SOLVE_RE = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)(?:-(classic|uai|cs61b|jump3))?")
+
+
+def is_case(name: str) -> bool:
+    """A case :func:`run_case` knows: a listed one, endgames-N, or RxC[-RULES] (a full solve)."""
+    tail = name[len("endgames-"):]
+    if name in case_names() or (name.startswith("endgames-") and tail.isascii() and tail.isdigit()
+                                and len(tail) <= 2):
+        return True
+    m = _SOLVE_RE.fullmatch(name)
+    return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
+
+
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
-    return ["3x4", "3x4-reference", "3x5", "4x4", "perft6"] + [f"endgames-{e}" for e in empties]
+    return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7"]
+            + [f"endgames-{e}" for e in empties])
 
 
 def _peak_bytes() -> int:
@@ -55,47 +81,78 @@ def _peak_bytes() -> int:
 
 
 def _warm_up() -> None:
+    from .analysis import Analyzer
+    from .engine.perft import perft
     from .engine.retro import RetroOracle
     from .engine.search import SearchOracle
-    from .rules import CLASSIC, Position
-
-    from .engine.perft import perft
+    from .formats import Entry, parse_position
+    from .report import solve_entry
+    from .rules import CLASSIC, UAI, O, Position, X
 
     p = Position.start(2, 3)
     RetroOracle(p.board, CLASSIC).prepare([p])
+    RetroOracle(p.board, UAI).prepare([p.replace(rules=UAI)])  # the solver of counters
+    hot = parse_position("x..\n...\n..o").position  # its summary reads options from the graph
+    solve_entry(Entry(hot, (X, O)), Analyzer(RetroOracle(hot.board, CLASSIC)))
     SearchOracle(p.board, CLASSIC).value(p)
     perft(p, 2)
 
 
-def _full_solve(rows: int, cols: int, engine: str) -> Row:
-    from .reference import ReferenceOracle
-    from .rules import CLASSIC, Position
+def _shape(name: str) -> tuple[int, int]:
+    rows, cols = name.split("-")[0].split("x")
+    return int(rows), int(cols)
 
-    p = Position.start(rows, cols, CLASSIC)
+
+def _full_solve(rows: int, cols: int, engine: str, rules_name: str = "classic") -> Row:
+    from .reference import ReferenceOracle
+    from .rules import Position, parse_rules
+
+    rules = parse_rules(rules_name)
+    p = Position.start(rows, cols, rules)
     if engine == "reference":
         oracle = ReferenceOracle()
     else:
         from .engine.retro import RetroOracle
 
-        oracle = RetroOracle(p.board, CLASSIC)
+        oracle = RetroOracle(p.board, rules)
     t = time.perf_counter()
     oracle.prepare([p])
     value, _ = oracle.lookup(p)
     seconds = time.perf_counter() - t
-    return Row(f"{rows}x{cols} start, full solve", engine, oracle.states, seconds, _peak_bytes(),
+    rules_text = "" if rules_name == "classic" else f" {rules_name}"
+    return Row(f"{rows}x{cols} start{rules_text}, full solve", engine, oracle.states, seconds, _peak_bytes(),
                f"value for X to move {value:+d}")
 
 
-def _perft6() -> Row:
+def _analysis(rows: int, cols: int, board: bool) -> Row:
+    """What the command computes for the start: with X to move, or as a board (both sides)."""
+    from .analysis import Analyzer
+    from .engine.retro import RetroOracle
+    from .formats import Entry
+    from .notation import game_name
+    from .report import solve_entry
+    from .rules import CLASSIC, O, Position, X
+
+    p = Position.start(rows, cols, CLASSIC)
+    oracle = RetroOracle(p.board, CLASSIC)
+    t = time.perf_counter()
+    report = solve_entry(Entry(p, (X, O) if board else (X,)), Analyzer(oracle))
+    seconds = time.perf_counter() - t
+    what = "board (both sides, summary)" if board else "X to move"
+    note = f"orthodox {game_name(report.board.summary.line)}" if board else f"value {report.sides[0].evaluation.value:+d}"
+    return Row(f"{rows}x{cols} start, {what}", "retro", oracle.states, seconds, _peak_bytes(), note)
+
+
+def _perft(depth: int) -> Row:
     from .engine.perft import perft
     from .formats import parse_fen
     from .rules import UAI
 
     p = parse_fen("startpos", UAI)
     t = time.perf_counter()
-    n = perft(p, 6)
+    n = perft(p, depth)
     seconds = time.perf_counter() - t
-    return Row("perft 6 startpos (uai)", "perft", n, seconds, _peak_bytes(), "leaves counted")
+    return Row(f"perft {depth} startpos (uai)", "perft", n, seconds, _peak_bytes(), "leaves counted")
 
 
 def _endgames(empties: int, timeout: float) -> Row:
@@ -125,18 +182,17 @@ def _endgames(empties: int, timeout: float) -> Row:
 def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
     """Run one case in this process (after a warm-up) and return its row."""
     _warm_up()
-    if name == "3x4":
-        return _full_solve(3, 4, "retro")
     if name == "3x4-reference":
         return _full_solve(3, 4, "reference")
-    if name == "3x5":
-        return _full_solve(3, 5, "retro")
-    if name == "4x4":
-        return _full_solve(4, 4, "retro")
-    if name == "perft6":
-        return _perft6()
+    if name in ANALYSIS_CASES:
+        return _analysis(*_shape(name), board=name.endswith("-board"))
+    if name in ("perft6", "perft7"):
+        return _perft(int(name[-1]))
     if name.startswith("endgames-") and name[len("endgames-"):].isascii() and name[len("endgames-"):].isdigit():
         return _endgames(int(name[len("endgames-"):]), timeout)
+    m = _SOLVE_RE.fullmatch(name)
+    if m:
+        return _full_solve(int(m.group(1)), int(m.group(2)), "retro", m.group(3) or "classic")
     raise ValueError(f"unknown benchmark case {name!r}")
 
 
@@ -175,9 +231,20 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+RATIOS = [  # (what, case of the numerator, case of the denominator)
+    ("3 x 4 full solve, reference / retro", "3x4 start, full solve/reference", "3x4 start, full solve/retro"),
+    ("3 x 5 board analysis / X to move", "3x5 start, board (both sides, summary)/retro", "3x5 start, X to move/retro"),
+    ("4 x 4 board analysis / X to move", "4x4 start, board (both sides, summary)/retro", "4x4 start, X to move/retro"),
+] + [(f"{shape} full solve, {rules} / classic", f"{shape[0]}x{shape[-1]} start {rules}, full solve/retro",
+      f"{shape[0]}x{shape[-1]} start, full solve/retro")
+     for shape in ("2 x 7", "3 x 4", "3 x 5") for rules in ("uai", "cs61b", "jump3")]
+
+
 def _ratio(rows: list[Row]) -> str:
     by = {r.case + "/" + r.engine: r for r in rows}
-    fast, slow = by.get("3x4 start, full solve/retro"), by.get("3x4 start, full solve/reference")
-    if fast and slow and fast.seconds > 0:
-        return f"3 x 4 full solve: retro is {slow.seconds / fast.seconds:,.0f}x faster than the reference solver"
-    return ""
+    lines = []
+    for what, top, bottom in RATIOS:
+        a, b = by.get(top), by.get(bottom)
+        if a and b and a.positions and b.positions and b.seconds > 0:
+            lines.append(f"{what}: {a.seconds / b.seconds:,.2f}x")
+    return "\n".join(lines)

@@ -18,7 +18,7 @@ import sys
 import time
 
 from . import __version__
-from .analysis import DEFAULT_ORTH_DEPTH, Analyzer
+from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .cache import CacheError
 from .pictures import DEFAULT_TREE_DEPTH
 from .engine import ENGINES, choose_oracle, warm_up
@@ -115,9 +115,11 @@ def solve_parser() -> argparse.ArgumentParser:
     p.add_argument("--outcome-only", action="store_true",
                    help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
     add_solver_options(p)
-    p.add_argument("--orth-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_ORTH_DEPTH, metavar="N",
-                   help=f"expand orthodox summaries to N levels (default {DEFAULT_ORTH_DEPTH}, "
-                        f"at most {MAX_SUMMARY_DEPTH})")
+    p.add_argument("--orth-depth", type=_whole(0, MAX_SUMMARY_DEPTH), metavar="N",
+                   help=f"expand orthodox summaries to N levels (default: the line as deep as fits in "
+                        f"{SUMMARY_WIDTH} characters, the tree and JSON at least {DEFAULT_ORTH_DEPTH} levels)")
+    p.add_argument("--orth-format", choices=("line", "tree"), default="line",
+                   help="print orthodox summaries on one line (default) or as an indented tree")
     p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
     p.add_argument("--tree-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_TREE_DEPTH, metavar="N",
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
@@ -241,7 +243,7 @@ def _print_report(args, report) -> None:
     if args.json:
         print(json.dumps(report_json(report, args.moves)))
     else:
-        print(report_text(report, args.moves))
+        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree"))
         print()
     sys.stdout.flush()
 
@@ -345,7 +347,7 @@ def bench_command(argv: list[str]) -> int:
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
                    help=f"cases to run (default: all): {', '.join(bench.case_names())}; endgames-N for "
-                        "the 7 x 7 endgames with N empty squares")
+                        "the 7 x 7 endgames with N empty squares; RxC[-RULES] for the full solve of any start")
     p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
@@ -357,9 +359,8 @@ def bench_command(argv: list[str]) -> int:
         print(json.dumps(bench.row_json(row)))
         return EXIT_OK
     for c in args.cases:
-        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isascii()
-                                   and c[len("endgames-"):].isdigit() and len(c) <= len("endgames-64")):
-            p.error(f"unknown case {quote(c)} (known: {', '.join(known)})")
+        if not bench.is_case(c):
+            p.error(f"unknown case {quote(c)} (known: {', '.join(known)}; RxC[-RULES] for any full solve)")
     rows = []
     for name in args.cases or known:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

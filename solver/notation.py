@@ -1,9 +1,11 @@
 """Combinatorial-game notation for orthodox summaries (SPEC section 5).
 
 A summary is a small tree: a :class:`Number`, a :class:`Split` ``{left | right}``
-with one option on each side, or :data:`ELIDED` (``...``) where the summary was
-cut off. :func:`game_name` prints it as CGSuite does: ``9|-9``, ``5|1||-5``
-(the outermost split gets the most slashes), ``3||2|1``.
+with one option on each side, or a mark where it was not expanded: :data:`CUT`
+(``...``: deeper than the depth limit; a larger limit shows more) or :data:`LOOP`
+(``loop``: a board already on the path from the root; no limit shows more).
+:func:`game_name` prints it as CGSuite does: ``9|-9``, ``5|1||-5`` (the outermost
+split gets the most slashes), ``3||2|1``; :func:`tree_lines` as an indented tree.
 
 >>> game_name(Split(Split(Number(5), Number(1)), Number(-5)))
 '5|1||-5'
@@ -31,10 +33,18 @@ class Split:
 
 @dataclass(frozen=True)
 class Elided:
-    """A part of the summary that was not expanded (repeated board or depth limit)."""
+    """A part of the summary that was not expanded: ``why`` is 'cut' (the depth limit) or
+    'loop' (a board already on the path)."""
+
+    why: str
+
+    @property
+    def mark(self) -> str:
+        return "..." if self.why == "cut" else "loop"
 
 
-ELIDED = Elided()
+CUT = Elided("cut")
+LOOP = Elided("loop")
 Game = Number | Split | Elided
 
 
@@ -69,14 +79,50 @@ def game_name(g: Game) -> str:
     if isinstance(g, Number):
         return number_name(g.value)
     if isinstance(g, Elided):
-        return "..."
+        return g.mark
     return game_name(g.left) + "|" * _bars(g) + game_name(g.right)
 
 
 def game_to_json(g: Game):
-    """A JSON-friendly form: a number as a string ('5', '1/2'), a split as [left, right], '...'."""
+    """A JSON-friendly form: a number as a string ('5', '1/2'), a split as [left, right], the
+    marks '...' (cut) and 'loop'."""
     if isinstance(g, Number):
         return number_name(g.value)
     if isinstance(g, Elided):
-        return "..."
+        return g.mark
     return [game_to_json(g.left), game_to_json(g.right)]
+
+
+def marks(g: Game) -> set[str]:
+    """The marks in a summary: a subset of {'cut', 'loop'}."""
+    if isinstance(g, Split):
+        return marks(g.left) | marks(g.right)
+    return {g.why} if isinstance(g, Elided) else set()
+
+
+def cut(g: Game, depth: int) -> Game:
+    """The summary as computed with a smaller depth limit: splits ``depth`` levels down are cut."""
+    if not isinstance(g, Split):
+        return g
+    if depth <= 0:
+        return CUT
+    return Split(cut(g.left, depth - 1), cut(g.right, depth - 1))
+
+
+def tree_lines(g: Game, width: int = 100, inline: int = 2) -> list[str]:
+    """The summary as an indented tree: a split of at most ``inline`` levels that fits on its
+    line is written as one name (``5|1||-5``), a deeper one as its two options on the lines
+    below, ``X:`` (X's option) and ``O:``, one level further in.
+
+    >>> tree_lines(Split(Number(15), Split(Number(1), Split(Number(0), Number(-15)))))
+    ['X: 15', 'O: 1||0|-15']
+    """
+    def walk(g: Game, indent: int, label: str) -> list[str]:
+        line = " " * indent + label
+        name = game_name(g)
+        if not isinstance(g, Split) or (_bars(g) <= inline and len(line) + len(name) <= width):
+            return [line + name]
+        inner = indent + 2 if label else indent
+        return ([line.rstrip()] if label else []) + walk(g.left, inner, "X: ") + walk(g.right, inner, "O: ")
+
+    return walk(g, 0, "")

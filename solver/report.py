@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Interval, Line, MoveInfo, outcome_class
+from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Interval, Line, MoveInfo, Summary, outcome_class
 from .formats import Entry, printable, write_fen, write_grid
-from .notation import Game, game_name, game_to_json, signed
+from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
 from .rules import X, Move, Position, side_name
 
 
@@ -68,7 +68,12 @@ class BoardResult:
 
     stops: tuple[int, int] | None
     outcome_class: str | None
-    orthodox: Game | None
+    summary: Summary | None
+
+    @property
+    def orthodox(self) -> Game | None:
+        """The summary's tree (what JSON, batch and ``expect:`` use), when it was computed."""
+        return None if self.summary is None else self.summary.tree
 
 
 @dataclass
@@ -80,6 +85,7 @@ class Report:
     states: int
     seconds: float
     expect_failures: list[str] = field(default_factory=list)
+    unit: str = "positions"  # what ``states`` counts (retro under a counter: boards, at every count)
 
     @property
     def position(self) -> Position:
@@ -262,13 +268,14 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
         orth = None
         if stops is not None and stopped is None and not outcome_only:
             try:
-                orth = analyzer.orthodox(entry.position)
+                orth = analyzer.summary(entry.position)
             except (LimitError, KeyboardInterrupt) as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     results[0].stopped = results[0].stopped or "interrupt"
         board = BoardResult(stops, proved_outcome_class(a, b), orth)
     failures = check_expect(entry, results, board)
-    return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures)
+    return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
+                  getattr(oracle, "unit", "positions"))
 
 
 def _analyse_by_tests(oracle, res: SideResult) -> None:
@@ -385,7 +392,26 @@ def side_text(s: SideResult, show_moves: bool = False) -> list[str]:
     return out
 
 
-def report_text(report: Report, show_moves: bool = False) -> str:
+def summary_text(summary: Summary, tree: bool = False, width: int = 100) -> list[str]:
+    """The orthodox summary for people: one line, or with ``tree`` an indented tree; then what
+    its marks mean, when it has any."""
+    if tree:
+        out = ["orthodox summary (X: X's option, O: O's option):"]
+        out += ["  " + line for line in tree_lines(summary.tree, width)]
+        g, depth = summary.tree, summary.tree_depth
+    else:
+        g, depth = summary.line, summary.line_depth
+        out = [f"orthodox summary: {game_name(g)}"]
+    found = marks(g)
+    if "cut" in found:
+        more = "--orth-depth N" if tree else "--orth-depth N or --orth-format tree"
+        out.append(f"  ...  = cut at depth {depth} ({more} shows more)")
+    if "loop" in found:
+        out.append("  loop = a board already on the path from the root (expanding it would repeat)")
+    return out
+
+
+def report_text(report: Report, show_moves: bool = False, orth_tree: bool = False) -> str:
     e = report.entry
     title = e.name or "position"
     out = [f"== {title} ({e.source}:{e.line}) ==", write_grid(e.position, coordinates=True)]
@@ -405,14 +431,16 @@ def report_text(report: Report, show_moves: bool = False) -> str:
                        f"(X first: {a.text()}, O first: {b.text()})")
         else:
             out.append("outcome class: not proved")
-        out.append(f"orthodox summary: {game_name(board.orthodox) if board.orthodox is not None else 'not computed'}")
+        if board.summary is not None:
+            out.extend(summary_text(board.summary, orth_tree))
+        else:
+            out.append("orthodox summary: not computed")
     for f in report.expect_failures:
         out.append(f"EXPECT FAILED: {f}")
     if e.expect and not report.expect_failures:
         out.append("expect: ok")
-    what = "searched" if report.engine == "search" else "solved"
-    unit = "nodes" if report.engine == "search" else "positions"
-    out.append(f"{what} {report.states:,} {unit} in {report.seconds:.2f} s ({report.engine})")
+    what = "searched" if report.unit == "nodes" else "solved"
+    out.append(f"{what} {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.engine})")
     # Names, file names and expectations come from the input: no control character reaches a terminal.
     return "\n".join(printable(line) for line in "\n".join(out).split("\n"))
 
@@ -472,9 +500,10 @@ def report_json(report: Report, show_moves: bool = False) -> dict:
         if board.stops is not None:
             out["stops"] = {"x": board.stops[0], "o": board.stops[1]}
         out["outcome_class"] = board.outcome_class
-        if board.orthodox is not None:
+        if board.summary is not None:
             out["orthodox"] = game_name(board.orthodox)
             out["orthodox_tree"] = game_to_json(board.orthodox)
+            out["orthodox_depth"] = board.summary.tree_depth
     if e.expect:
         out["expect"] = {"ok": not report.expect_failures, "failures": report.expect_failures}
     out["exact"] = report.exact

@@ -98,3 +98,41 @@ def test_module_entry_point_runs_in_a_real_process():
     assert all(o["expect"]["ok"] for o in objs)
     bad = subprocess.run([sys.executable, "-m", "solver", "no-such-file.txt"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr == "no-such-file.txt: no such file\n"
+
+
+def test_orthodox_summary_forms(monkeypatch, capsys):
+    """One line as deep as fits (cut marked ...), a loop marked loop, the tree form, JSON whole."""
+    board = ".xx\nxx.\n..o\n"
+    assert run(["--engine", "reference", "--orth-depth", "5", "--orth-format", "tree"], board, monkeypatch) == 0
+    out = capsys.readouterr().out
+    tree = out[out.index("orthodox summary"):].splitlines()[:8]
+    assert tree == ["orthodox summary (X: X's option, O: O's option):",
+                    "  X: 9",
+                    "  O:",
+                    "    X:",
+                    "      X: 7||3|-5",
+                    "      O: ...|...||...|-7",
+                    "    O: -9",
+                    "  ...  = cut at depth 5 (--orth-depth N shows more)"]
+    assert run(["--engine", "reference"], board, monkeypatch) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("orthodox summary: "))
+    assert "loop" in line and "..." not in line
+    assert "  loop = a board already on the path from the root (expanding it would repeat)" in out
+    assert run(["--engine", "reference", "--json"], board, monkeypatch) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["orthodox"] == line[len("orthodox summary: "):] and obj["orthodox_depth"] == 8
+    assert "loop" in json.dumps(obj["orthodox_tree"])
+
+
+def test_long_summary_fits_one_line(monkeypatch, capsys):
+    """2 x 6 from the start: the whole summary is longer than a line; the line is cut to fit."""
+    assert run(["--engine", "retro"], "x....o\no....x\n", monkeypatch) == 0
+    out = capsys.readouterr().out.splitlines()
+    k = next(i for i, x in enumerate(out) if x.startswith("orthodox summary: "))
+    summary = out[k][len("orthodox summary: "):]
+    assert 80 < len(summary) <= 100 and "..." in summary
+    assert out[k + 1].startswith("  ...  = cut at depth ") and "--orth-format tree" in out[k + 1]
+    assert run(["--engine", "retro", "--json"], "x....o\no....x\n", monkeypatch) == 0
+    whole = json.loads(capsys.readouterr().out)["orthodox"]
+    assert len(whole) > 100 and "..." not in whole

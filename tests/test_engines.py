@@ -66,6 +66,14 @@ def test_kernels_match_the_plain_rules(rules):
         assert (int(cm), int(ct)) == min(images) == images[s]
 
 
+def boards_of(p: Position) -> int:
+    """The boards reachable from p when the counter is left out (what retro solves under a
+    counter: each board at every counter value)."""
+    from dataclasses import replace
+
+    return ReferenceSolution([p.replace(rules=replace(p.rules, counter=None, limit=0), counter=0)]).states
+
+
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_retro_matches_reference_on_every_reachable_position(rules):
     compared = cyclic = 0
@@ -73,14 +81,34 @@ def test_retro_matches_reference_on_every_reachable_position(rules):
         ref = ReferenceSolution([p], max_states=100_000)
         retro = RetroOracle(p.board, rules)
         retro.prepare([p])
-        assert retro.states == ref.states
-        got = retro.lookup_many(ref.positions)
+        assert retro.states == (boards_of(p) if rules.counter else ref.states)
+        got = retro.lookup_many(ref.positions)  # every position, at every counter value reached
         assert got == list(zip(ref.value, ref.depth)), p
         compared += ref.states
         cyclic += any(d == math.inf for d in ref.depth)
     assert compared > 5_000
     if rules.is_loopy:
         assert cyclic >= 1  # some draws by infinite play among them
+
+
+@pytest.mark.parametrize("rules", [UAI, CS61B, JUMP3], ids=lambda r: r.name)
+def test_retro_matches_reference_at_every_counter_value(rules):
+    """Under a counter, roots from counter 0 up: retro solves each board for every counter value
+    at once (histories of depth pieces, guesses checked); every position the reference reaches
+    is compared, and a solution extended from a later root agrees too."""
+    compared = long_histories = 0
+    shapes = [(2, 3), (3, 2), (1, 6), (2, 4), (1, 7), (3, 3)]
+    count = 10 if rules is JUMP3 else 24  # jump3's 200 plies make the reference slow
+    for p in random_positions(69, count, shapes=shapes, rules=rules, fill=(0.45, 0.3, 0.25)):
+        ref = ReferenceSolution([p], max_states=100_000)
+        retro = RetroOracle(p.board, rules)
+        retro.prepare([p])
+        assert retro.lookup_many(ref.positions) == list(zip(ref.value, ref.depth)), p
+        compared += ref.states
+        long_histories += int(np.diff(retro.hstart[:retro.states + 1]).max() >= 3)  # answers that change
+        q = ref.positions[-1].replace(counter=0)  # a board reached late, with the whole count left
+        assert retro.lookup(q) == ReferenceSolution([q]).lookup(q), q
+    assert compared > 3_000 and long_histories >= 3
 
 
 def _compare_search(positions, rules, **options) -> int:

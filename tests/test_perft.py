@@ -62,3 +62,15 @@ def test_perft_bad_input(capsys):
     with pytest.raises(SystemExit) as e:
         main(["perft", "startpos", "-1"])
     assert e.value.code == 2
+
+
+@pytest.mark.parametrize("rules", ["classic", "uai", "cs61b", "jump3"])
+def test_perft_on_any_board_shape(rules):
+    """The shifts behind perft on boards of one row, one column, 64 squares, with blocks."""
+    from helpers import random_positions
+    from solver.rules import RULE_SETS
+
+    shapes = [(1, 9), (9, 1), (8, 8), (2, 32), (1, 64), (4, 16), (3, 5), (5, 3)]
+    for p in random_positions(12, 24, shapes=shapes, rules=RULE_SETS[rules], fill=(0.5, 0.25, 0.25)):
+        depth = 3 if p.board.size <= 16 else 2
+        assert [perft(p, d) for d in range(depth + 1)] == [_plain_perft(p, d) for d in range(depth + 1)], p

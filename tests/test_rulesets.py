@@ -106,3 +106,19 @@ def test_rules_header_and_flag(tmp_path, capsys):
 
 def test_classic_ignores_the_counter():
     assert parse_fen("x3o x 57 1", CLASSIC).counter == 0
+
+
+def test_memory_limit_on_the_answers_per_counter_value():
+    """Under jump3 a board's answer changes with the plies left; the histories count against
+    --max-memory and stop the solve cleanly, leaving the oracle as it was."""
+    from solver.engine.retro import RetroOracle
+    from solver.limits import MemoryLimitError
+    from solver.rules import Position
+
+    p = Position.start(3, 4, JUMP3)
+    oracle = RetroOracle(p.board, JUMP3, max_memory=20 << 20)
+    with pytest.raises(MemoryLimitError, match="answers per counter value outgrew the memory budget of 20.0 MiB"):
+        oracle.prepare([p])
+    assert oracle.states == 0
+    q = parse_fen("xxo1/xoxo/x1ox x 195 1", JUMP3)  # two empty squares: a small solve fits afterwards
+    assert oracle.lookup(q) == RetroOracle(p.board, JUMP3).lookup(q)

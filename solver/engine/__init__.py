@@ -31,9 +31,10 @@ RETRO_BYTES_PER_ESTIMATED_STATE = 60
 TINY_ESTIMATE = 3000
 
 
-def estimate_states(position: Position) -> int:
+def estimate_states(position: Position, boards: bool = False) -> int:
     """An upper bound on the positions reachable from ``position``: every way to fill the
-    empty squares that are left or emptied later, up to symmetry, times the counter's range.
+    empty squares that are left or emptied later, up to symmetry, times the counter's range
+    (not with ``boards``: the retro engine solves each board at every counter value at once).
 
     Jumps move empty squares anywhere, so a position with e empty squares can reach any
     board with at most e empty squares, coloured any way."""
@@ -42,7 +43,7 @@ def estimate_states(position: Position) -> int:
     e = position.empty.bit_count()
     total = sum(comb(s, k) * 2 ** (s - k) for k in range(e + 1))
     rules = position.rules
-    if rules.counter is not None:
+    if rules.counter is not None and not boards:
         total *= max(1, rules.limit - position.counter + 1) if rules.counter == COUNTER_PLIES else rules.limit + 1
     return max(1, total // len(board.symmetries))
 
@@ -50,10 +51,9 @@ def estimate_states(position: Position) -> int:
 def choose_engine(position: Position, max_memory: int | None = None) -> str:
     """The engine ``auto`` uses for a position: reference, retro or search."""
     budget = max_memory if max_memory is not None else default_memory_budget()
-    estimate = estimate_states(position)
-    if estimate <= TINY_ESTIMATE:
+    if estimate_states(position) <= TINY_ESTIMATE:  # what the reference solver enumerates
         return "reference"
-    return "retro" if estimate * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
+    return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
 
 
 def choose_oracle(position: Position, engine: str = "auto", max_states: int | None = None,

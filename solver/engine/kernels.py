@@ -23,6 +23,22 @@ PASS = -1
 
 
 @njit(cache=True)
+def grow(arr, size):
+    """A copy of the 1-d array ``arr`` with room for ``size`` items (growing buffers)."""
+    out = np.empty(size, arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
+def grow_rows(arr, rows):
+    """A copy of the 2-d array ``arr`` with room for ``rows`` rows."""
+    out = np.empty((rows, arr.shape[1]), arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
 def material(mine, theirs):
     return np.int64(popcount(mine)) - np.int64(popcount(theirs))
 

@@ -914,6 +914,7 @@ class SearchOracle:
     """
 
     name = "search"
+    unit = "nodes"
 
     def __init__(self, board, rules, max_memory=None, deadline=None, node_limit=0, symmetry=None, tt_bits=None,
                  draw_walk_limit=200_000, horizon_limit=None, progress=None):
