@@ -15,9 +15,11 @@ Cases:
   move (value, moves, line), and for the board without a side to move (both sides, stops,
   outcome class, orthodox summary): the second should cost little more than the first.
 - ``perft6``, ``perft7``: perft from ``startpos`` under ``uai`` (leaves counted).
-- ``endgames-N``: the positions of ``positions/endgames-7x7.txt`` with N empty squares,
-  each solved exactly (value for the side to move) by the search engine, with a time
-  limit per position; the row gives how many were solved and the median time.
+- ``endgames-N`` (``endgames-N-RULES``): the positions of ``positions/endgames-7x7.txt`` with
+  N empty squares (under their own rules or RULES), each searched for its exact value, outcome
+  first, with a time limit per position; the row counts the positions that ended with a proved
+  interval and a best move, with the outcome proved, and exact (median times), and gives the
+  search's nodes per second of CPU (the positions column counts nodes) and its table hit rate.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ENDGAME_FILE = Path(__file__).resolve().parent.parent / "positions" / "endgames-7x7.txt"
-ENDGAME_EMPTIES = (4, 6, 8, 10, 12, 14, 16)
+ENDGAME_EMPTIES = (2, 4, 6, 8)
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -47,6 +49,7 @@ class Row:
     peak_bytes: int
     note: str = ""
     times: list = field(default_factory=list)
+    details: dict = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -59,13 +62,12 @@ ANALYSIS_CASES = ("3x5-x", "3x5-board", "4x4-x", "4x4-board")
 
 
 _SOLVE_RE = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)(?:-(classic|uai|cs61b|jump3))?")
+_ENDGAME_RE = re.compile(r"endgames-([0-9]{1,2})(?:-(classic|uai|cs61b|jump3))?")
 
 
 def is_case(name: str) -> bool:
     """A case :func:`run_case` knows: a listed one, endgames-N, or RxC[-RULES] (a full solve)."""
-    tail = name[len("endgames-"):]
-    if name in case_names() or (name.startswith("endgames-") and tail.isascii() and tail.isdigit()
-                                and len(tail) <= 2):
+    if name in case_names() or _ENDGAME_RE.fullmatch(name):
         return True
     m = _SOLVE_RE.fullmatch(name)
     return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
@@ -73,7 +75,7 @@ def is_case(name: str) -> bool:
 
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7"]
-            + [f"endgames-{e}" for e in empties])
+            + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
 
 
 def _peak_bytes() -> int:
@@ -155,28 +157,50 @@ def _perft(depth: int) -> Row:
     return Row(f"perft {depth} startpos (uai)", "perft", n, seconds, _peak_bytes(), "leaves counted")
 
 
-def _endgames(empties: int, timeout: float) -> Row:
+def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Row:
+    """The 7 x 7 endgames with ``empties`` empty squares (under their own rules, or ``rules_name``):
+    each searched for ``timeout`` seconds for its exact value, outcome first. The row counts the
+    positions that ended with a proved interval and a best move, with the outcome proved, and
+    exact, with median times, nodes per second of CPU and the table's hit rate."""
     from .engine.search import SearchOracle
+    from .engine.tables import mover_bits
     from .formats import read_file
-    from .limits import LimitError
+    from .rules import parse_rules
 
     entries = [e for e in read_file(str(ENDGAME_FILE)) if not isinstance(e, Exception)
                and e.position.empty.bit_count() == empties]
-    times = []
+    rows, times = [], []
+    nodes = probes = hits = 0
+    cpu = 0.0
     for e in entries:
-        p = e.position
+        p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
         oracle = SearchOracle(p.board, p.rules, deadline=time.monotonic() + timeout)
-        t = time.perf_counter()
-        try:
-            oracle.value(p)
-            times.append(time.perf_counter() - t)
-        except LimitError:
-            times.append(float("inf"))
-    solved = [x for x in times if x != float("inf")]
-    median = statistics.median(times) if times else float("nan")
-    median_text = f"> {timeout:g} s" if median == float("inf") else f"{median:.2f} s"
-    return Row(f"7x7 endgames, {empties} empties", "search", len(solved), sum(solved), _peak_bytes(),
-               f"{len(solved)}/{len(times)} within {timeout:g} s, median {median_text}", times)
+        m, t = mover_bits(p)
+        c0 = time.process_time()
+        b = oracle.bounds_of(m, t, p.counter)
+        cpu += time.process_time() - c0
+        st = oracle.counters()
+        nodes, probes, hits = nodes + st["nodes"], probes + st["probes"], hits + st["hits"]
+        rows.append(b)
+        times.append(b.seconds if b.exact else float("inf"))
+    n = len(rows)
+    with_move = sum(1 for b in rows if b.best_move is not None)
+    outcome = [b.outcome_seconds for b in rows if b.outcome_seconds is not None]
+    exact = [b.seconds for b in rows if b.exact]
+
+    def med(xs):
+        return f"median {statistics.median(xs):.2f} s" if xs else "-"
+
+    note = (f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); "
+            f"exact {len(exact)}/{n} ({med(exact)}, max {max(exact):.1f} s); " if exact else
+            f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); exact 0/{n}; ")
+    note += f"{nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s cpu; table hits {hits / probes if probes else 0:.0%}"
+    name = f"7x7 endgames, {empties} empties" + (f", {rules_name}" if rules_name else "")
+    return Row(name, "search", nodes, cpu, _peak_bytes(), note, times,
+               {"positions": n, "with_move": with_move, "outcome": len(outcome), "exact": len(exact),
+                "outcome_seconds": outcome, "exact_seconds": exact, "nodes": nodes, "cpu": cpu,
+                "probes": probes, "hits": hits, "timeout": timeout,
+                "intervals": [[b.lower, b.upper] for b in rows]})
 
 
 def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
@@ -188,8 +212,9 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
         return _analysis(*_shape(name), board=name.endswith("-board"))
     if name in ("perft6", "perft7"):
         return _perft(int(name[-1]))
-    if name.startswith("endgames-") and name[len("endgames-"):].isascii() and name[len("endgames-"):].isdigit():
-        return _endgames(int(name[len("endgames-"):]), timeout)
+    m = _ENDGAME_RE.fullmatch(name)
+    if m:
+        return _endgames(int(m.group(1)), timeout, m.group(2))
     m = _SOLVE_RE.fullmatch(name)
     if m:
         return _full_solve(int(m.group(1)), int(m.group(2)), "retro", m.group(3) or "classic")

@@ -224,6 +224,7 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
             res.interval = _x_interval(p, b.lower, b.upper, squares)
             res.nodes = oracle.states - nodes0
             res.stopped = b.stopped
+            res.stop_message = oracle.stop_message(b.stopped) if b.stopped else None
             if b.best_move is not None:
                 from .engine.tables import code_move
 

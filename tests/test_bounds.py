@@ -39,10 +39,10 @@ def _roots(seed, rules, count):
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
     checked = partial = moves = 0
-    for p in _roots(90, rules, 60):
+    for p in _roots(90, rules, 70):
         ref = ReferenceSolution([p], max_states=100_000)
         value = ref.lookup(p)[0]  # the mover's
-        for limit in (40, 400, 4000):
+        for limit in (10, 60, 400):
             oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit)
             for outcome_only in (False, True):
                 b = oracle.bounds(p, outcome_only=outcome_only)
@@ -55,7 +55,7 @@ def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
                     moves += 1
                 checked += 1
                 partial += not b.exact
-    assert checked >= 300 and partial >= 20 and moves >= 100
+    assert checked >= 200 and partial >= 20 and moves >= 50
 
 
 def test_an_interrupted_search_reports_bounds_and_its_reason():
@@ -104,8 +104,8 @@ def test_no_clock_fact_under_counted_limits(rules):
     so a bound proved at one counter says nothing at another (the search keys them apart)."""
     p = Position.from_fen("xoo/xx-/2x x 0 1", rules=rules.name)
     vals = _clock_values(p, range(rules.limit - 6, rules.limit))
-    assert {vals[c] for c in vals} == {-2, 2}
     assert any(vals[c] > 0 > vals[c - 1] for c in vals if c - 1 in vals)  # a win that a lower counter loses
+    assert any(vals[c] < 0 < vals[c - 1] for c in vals if c - 1 in vals)  # and the other way round
 
 
 def test_search_shares_bounds_across_clocks_soundly():
@@ -121,8 +121,8 @@ def test_search_shares_bounds_across_clocks_soundly():
         rng.shuffle(clocks)
         for c in clocks:
             q = p.replace(counter=c)
-            want = ReferenceSolution([q], max_states=50_000).lookup(q)[0]
-            assert oracle.value(q) == (want if q.turn == X else -want), (q, c)
+            want = ReferenceSolution([q], max_states=50_000).lookup(q)[0]  # the mover's, as value()
+            assert oracle.value(q) == want, (q, c)
             compared += 1
     assert compared >= 400
 
@@ -130,6 +130,7 @@ def test_search_shares_bounds_across_clocks_soundly():
 # -- the command line ------------------------------------------------------------------------------
 
 ENDGAME = "xxxox2/xxoooo1/oxooooo/oxoxxxx/ooxxooo/xxxxooo/oooxoo1 x 0 32"
+QUICK = "1xxxxo1/xxxxxo1/xxxxxxx/oooxxxx/oooxxxo/oooxxxx/ooxoxx1 o 0 34"  # 4 empty squares, solved in seconds
 
 
 def _solve(*argv, stdin=ENDGAME):
@@ -149,12 +150,13 @@ def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
 
 
 def test_outcome_only_stops_at_the_outcome():
-    r = _solve("--outcome-only", "--json")
+    r = _solve("--outcome-only", "--json", stdin=QUICK)
     assert r.returncode == 0, r.stderr
-    side = json.loads(r.stdout)["sides"]["x"]
-    assert side["outcome"] == "o-wins" and side["upper"] < 0
-    full = json.loads(_solve("--json").stdout)["sides"]["x"]
+    side = json.loads(r.stdout)["sides"]["o"]
+    assert side["outcome"] == "x-wins" and side["lower"] > 0 and "pv" not in side
+    full = json.loads(_solve("--json", stdin=QUICK).stdout)["sides"]["o"]
     assert full["exact"] and side["lower"] <= full["value"] <= side["upper"]
+    assert full["value"] == 11 and full["depth"] == 4 and len(full["pv"]) == 4
 
 
 def test_ctrl_c_prints_what_was_proved():
@@ -167,7 +169,8 @@ def test_ctrl_c_prints_what_was_proved():
     proc.stdin.close()
     time.sleep(8)
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     side = json.loads(out)["sides"]["x"]
     assert side["stopped"] == "interrupt" and side["lower"] <= side["upper"]

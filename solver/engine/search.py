@@ -493,6 +493,7 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
     """
     ENTER, DESCEND, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
+    node_limit = stats[S_NODE_LIMIT]
     nbmask = tt.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
     cap = 256
@@ -664,13 +665,12 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             nm, nt = play(fm[ply], ft[ply], code, adj)
             nc = next_counter(fr[ply, F_C], code, rules)
             stats[S_NODES] += 1
-            if (stats[S_NODES] & 16383) == 0:
-                if abort[0] != 0:
-                    stats[S_STOP] = STOP_ABORT
-                elif stats[S_NODE_LIMIT] > 0 and stats[S_NODES] > stats[S_NODE_LIMIT]:
-                    stats[S_STOP] = STOP_NODES
-                if stats[S_STOP] != 0:
-                    return np.int64(0)
+            if stats[S_NODES] > node_limit > 0:
+                stats[S_STOP] = STOP_NODES
+                return np.int64(0)
+            if (stats[S_NODES] & 16383) == 0 and abort[0] != 0:
+                stats[S_STOP] = STOP_ABORT
+                return np.int64(0)
             over, score = game_status(nm, nt, nc, playable, reach, rules)
             if over:
                 stats[S_TERMINAL] += 1
@@ -884,6 +884,7 @@ class Bounds:
     nodes: int
     seconds: float
     stopped: str | None = None
+    outcome_seconds: float | None = None  # when the outcome was proved (since the start)
 
     @property
     def exact(self) -> bool:
@@ -1114,6 +1115,7 @@ class SearchOracle:
         stopped = None
         budget = 1 << 21
         target = None  # the next margin test, from the last fail-soft result
+        outcome_at = 0.0 if (lo > 0 or hi < 0 or lo == hi == 0) else None
 
         def outcome_known(lo, hi):
             return lo > 0 or hi < 0 or (lo == 0 and hi == 0)
@@ -1167,6 +1169,8 @@ class SearchOracle:
                     hi = min(hi, max(lo, min(k - 1, score_class(r))))
                     target = hi
                 guess = max(lo, min(hi, guess))
+                if outcome_at is None and outcome_known(lo, hi):
+                    outcome_at = time.monotonic() - t0
                 self._status.lower, self._status.upper = lo, hi
                 self._status.best_move = best_move
                 progressed = True
@@ -1180,7 +1184,7 @@ class SearchOracle:
         self._status = None
         done = lo == hi or (outcome_only and outcome_known(lo, hi))
         return Bounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
-                      None if done else stopped)
+                      None if done else stopped, outcome_at)
 
     def _note_score(self, mine, theirs, counter, holds: bool, r: int) -> None:
         """Keep the bound a test proved on a position's composite score (for its depth later)."""
@@ -1253,6 +1257,10 @@ class SearchOracle:
             raise self._limit_error(b)
         self._values[key] = (b.lower, None)
         return b.lower, None
+
+    def stop_message(self, reason: str) -> str:
+        """Why a search stopped, in words ('' for an interrupt)."""
+        return str(self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, reason)))
 
     def _limit_error(self, b: Bounds):
         from ..limits import LimitError, StateLimitError, MemoryLimitError, TimeLimitError
