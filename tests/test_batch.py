@@ -165,3 +165,47 @@ def test_killed_run_resumes_without_losing_or_redoing_work(tmp_path):
     # A second identical run redoes nothing.
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert "10 already in" in r.stderr and _lines(out.read_text()) == after
+
+
+HARD = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 6 empty squares
+
+
+def test_a_stopped_position_is_reported_with_its_interval_and_a_later_run_starts_from_it(tmp_path):
+    suite = tmp_path / "hard.txt"
+    suite.write_text(f"name: hard\n{HARD}\n")
+    cache = tmp_path / "c.sqlite3"
+
+    def run():
+        r = subprocess.run([sys.executable, "-m", "solver", "batch", str(suite), "--cache", str(cache),
+                            "--max-states", "3000000", "--jobs", "1"], capture_output=True, text=True, cwd=ROOT)
+        return r, json.loads(r.stdout)
+
+    r, rec = run()
+    side = rec["sides"]["x"]
+    assert r.returncode == 1 and rec["ok"] is False and rec["exact"] is False and rec["stopped"] == "nodes"
+    assert "value" not in side and side["lower"] <= side["upper"] < 49 and side["best_move"]
+    assert "not solved exactly: X to move" in rec["error"]
+    r2, rec2 = run()
+    side2 = rec2["sides"]["x"]
+    assert side["lower"] <= side2["lower"] <= side2["upper"] <= side["upper"]  # starts from what was proved
+    from solver.formats import parse_position
+
+    hit = Cache(cache).get_side(parse_position(HARD).position)
+    assert (hit.lower, hit.upper) == (side2["lower"], side2["upper"]) and not hit.exact
+
+
+def test_the_cache_never_loses_what_it_proved(tmp_path):
+    from solver.cache import side_row
+    from solver.formats import parse_position
+
+    p = parse_position("to-move: o\nx..\n...\n..o").position
+    cache = Cache(tmp_path / "c.sqlite3")
+    cache.put([side_row(p, -5, 9, None, "b2", -5)])      # O to move: X's value in -5..9, b2 keeps <= -5?
+    cache.put([side_row(p, -9, 3, None, None, None)])     # narrower above, wider below: the two meet
+    hit = cache.get_side(p)
+    assert (hit.lower, hit.upper, hit.exact, hit.best, hit.best_bound) == (-5, 3, False, "b2", -5)
+    cache.put([side_row(p, -9, -9, 13, "b2", -9)])        # exact now
+    cache.put([side_row(p, -20, 20, None, None, None)])   # a weaker run does not undo it
+    hit = cache.get_side(p)
+    assert (hit.value, hit.depth, hit.depth_known, hit.best) == (-9, 13, True, "b2")
+    cache.close()

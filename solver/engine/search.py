@@ -1113,7 +1113,7 @@ class SearchOracle:
         guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
         self._status = SearchStatus(int(self.stats[S_NODES]), 0.0, lo, hi, None, None)
         stopped = None
-        budget = 1 << 21
+        budget = 1 << 16
         target = None  # the next margin test, from the last fail-soft result
         outcome_at = 0.0 if (lo > 0 or hi < 0 or lo == hi == 0) else None
 
