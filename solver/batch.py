@@ -135,9 +135,10 @@ def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None, exact:
     return rec
 
 
-def solved_record(entry: Entry, options: Options, known: dict | None = None) -> tuple[dict, list]:
+def solved_record(entry: Entry, options: Options, known: dict | None = None, progress=None) -> tuple[dict, list]:
     """Solve one entry: (its record, the cache rows it produced). ``known``: what the cache
-    already proved per side (:class:`CachedSide`), where a longer run starts from."""
+    already proved per side (:class:`CachedSide`), where a longer run starts from;
+    ``progress(side, status)`` while the search runs."""
     from .engine import choose_oracle, warm_up
 
     start = time.perf_counter()
@@ -148,7 +149,7 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None) -> 
         warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
         oracle.deadline = time.monotonic() + options.timeout
     kw = {} if options.orth_depth is None else {"orth_depth": options.orth_depth}
-    report = solve_entry(entry, Analyzer(oracle, **kw), known=known)
+    report = solve_entry(entry, Analyzer(oracle, **kw), known=known, progress=progress)
     rows = []
     sides, by_side = {}, {}
     for s in report.sides:
@@ -208,21 +209,58 @@ def error_record(err: PositionFormatError) -> dict:
                                     "error": err.message})}
 
 
+# Live search status of the positions being solved: per worker (nodes, seconds, lower, upper, busy),
+# in shared memory so that the parent can show it; set by the pool's initializer in each worker.
+LIVE_FIELDS = 5
+_live = None
+_slot = 0
+
+
+def _search_status(side: str, st) -> None:
+    if _live is not None:
+        base = _slot * LIVE_FIELDS
+        lo, hi = (st.lower, st.upper) if side == X else (-st.upper, -st.lower)
+        _live[base:base + 4] = [float(st.nodes), st.seconds, float(lo), float(hi)]
+
+
 def _worker(args):
     index, entry, options, known = args
+    if _live is not None:
+        _live[_slot * LIVE_FIELDS + 4] = 1.0
     try:
-        rec, rows = solved_record(entry, options, known)
+        rec, rows = solved_record(entry, options, known, progress=_search_status)
     except Exception as exc:  # a bug in one position must not stop the batch
         rec, rows = dict(_base(entry, options), ok=False, error=f"internal error: {type(exc).__name__}: {exc}"), []
+    finally:
+        if _live is not None:
+            _live[_slot * LIVE_FIELDS:(_slot + 1) * LIVE_FIELDS] = [0.0] * LIVE_FIELDS
     return index, rec, rows
 
 
-def _init_worker(parent: int) -> None:
+def live_status(live) -> tuple[int, int, float]:
+    """(positions being searched, their nodes so far, nodes per second) from a live array."""
+    busy = nodes = 0
+    rate = 0.0
+    for k in range(0, len(live), LIVE_FIELDS):
+        if live[k + 4]:
+            busy += 1
+            nodes += int(live[k])
+            rate += live[k] / live[k + 1] if live[k + 1] > 0 else 0.0
+    return busy, nodes, rate
+
+
+def _init_worker(parent: int, live=None, next_slot=None) -> None:
     """In each worker process: leave Ctrl-C to the parent (which stops the pool, so no worker
     prints a traceback of its own), and die with the parent even when it is killed with
     SIGKILL: on Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG);
     everywhere a watchdog thread exits as soon as the process has another parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    global _live, _slot
+    if live is not None:
+        with next_slot.get_lock():
+            _slot = next_slot.value
+            next_slot.value += 1
+        _live = live
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -302,10 +340,11 @@ class Output:
 
 
 def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None, stream=None,
-              cache: Cache | None = None, fmt: str = "auto", rules=None, progress=None) -> Summary:
+              cache: Cache | None = None, fmt: str = "auto", rules=None, progress=None, live_view=None) -> Summary:
     """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
 
-    ``progress(summary)`` is called after each position. Ctrl-C stops the workers and
+    ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
+    of the searches running now (read it with :func:`live_status`). Ctrl-C stops the workers and
     raises KeyboardInterrupt after everything finished so far has been written. An
     ``out_path`` that may not be written raises :class:`solver.files.OutputError` first.
     """
@@ -315,13 +354,13 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     quiet = os.environ.get("ATAXX_NO_PROGRESS")
     os.environ["ATAXX_NO_PROGRESS"] = "1"  # no progress bars from the solver inside a batch
     try:
-        return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start)
+        return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
     finally:
         if quiet is None:
             del os.environ["ATAXX_NO_PROGRESS"]
 
 
-def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, start) -> Summary:
+def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, start, live_view=None) -> Summary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
@@ -396,12 +435,14 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
 
         flush()
         if todo:
-            results = _solve_all(todo, jobs)
+            results = _solve_all(todo, jobs, live_view)
             for index, rec, rows in results:
                 if rows:
-                    from_cache(lambda c: c.put(rows))
+                    from_cache(lambda c: c.put(rows))  # what an interrupted search proved is kept too
                 pending[index] = rec
                 flush()
+                if rec.get("stopped") == "interrupt":
+                    raise KeyboardInterrupt
         flush()
     finally:
         out.close()
@@ -411,14 +452,26 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     return summary
 
 
-def _solve_all(todo: list, jobs: int):
-    """Results of the jobs as (index, record, cache rows), in the order of ``todo``."""
+def _solve_all(todo: list, jobs: int, live_view=None):
+    """Results of the jobs as (index, record, cache rows), in the order of ``todo``.
+    ``live_view(array)`` receives the shared array of the workers' live search status."""
+    global _live, _slot
     if jobs <= 1 or len(todo) == 1:
-        for job in todo:
-            yield _worker(job)
+        _live, _slot = [0.0] * LIVE_FIELDS, 0
+        if live_view is not None:
+            live_view(_live)
+        try:
+            for job in todo:
+                yield _worker(job)
+        finally:
+            _live = None
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(min(jobs, len(todo)), initializer=_init_worker, initargs=(os.getpid(),))
+    n = min(jobs, len(todo))
+    live = ctx.Array("d", n * LIVE_FIELDS, lock=False)
+    if live_view is not None:
+        live_view(live)
+    pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0)))
     try:
         yield from pool.imap(_worker, todo, chunksize=1)
         pool.close()

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 
 from . import __version__
@@ -382,7 +383,7 @@ def _open_cache(args):
 
 
 def batch_command(argv: list[str]) -> int:
-    from .batch import Options, run_batch
+    from .batch import Options, live_status, run_batch
     from .engine.runtime import show_progress
 
     p = _Parser(
@@ -416,16 +417,41 @@ def batch_command(argv: list[str]) -> int:
 
         bar = tqdm(desc="batch", unit="pos", dynamic_ncols=True, leave=True)
 
+    state = {"summary": None, "live": None}
+
+    def postfix() -> str:
+        summary = state["summary"]
+        text = f"failed {summary.failed}, cached {summary.cached}" if summary else ""
+        if state["live"] is not None:
+            busy, nodes, rate = live_status(state["live"])
+            if busy:
+                text += f" | searching {busy}: {_count(nodes)} nodes, {_count(rate)}/s"
+        return text
+
     def progress(summary):
+        state["summary"] = summary
         if bar is not None:
             bar.total = summary.total
             bar.n = summary.solved + summary.failed
-            bar.set_postfix_str(f"failed {summary.failed}, cached {summary.cached}", refresh=False)
+            bar.set_postfix_str(postfix(), refresh=False)
             bar.refresh()
+
+    def live_view(live):
+        state["live"] = live
+
+    stop_ticker = threading.Event()
+
+    def tick():  # the searches' nodes, refreshed while a position is being solved
+        while not stop_ticker.wait(0.5):
+            if bar is not None and state["live"] is not None:
+                bar.set_postfix_str(postfix(), refresh=True)
+
+    if bar is not None:
+        threading.Thread(target=tick, daemon=True).start()
 
     try:
         summary = run_batch(args.files, options, jobs=args.jobs, out_path=args.out, stream=sys.stdout, cache=cache,
-                            rules=parse_rules(args.rules), progress=progress)
+                            rules=parse_rules(args.rules), progress=progress, live_view=live_view)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -433,6 +459,7 @@ def batch_command(argv: list[str]) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        stop_ticker.set()
         if cache is not None:
             cache.close()
     if bar is not None:

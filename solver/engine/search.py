@@ -962,7 +962,7 @@ class SearchOracle:
         self._bounds: dict = {}  # key -> (lower, upper, a move, its proved lower bound)
         self._proved: dict = {}  # key -> (a move, its proved lower bound) of exact positions
         self._status = None
-        self._start = time.monotonic()
+        self._start, self._start_nodes = time.monotonic(), 0
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
@@ -1000,7 +1000,7 @@ class SearchOracle:
     def _tick(self, _progress) -> None:
         if self.progress is not None and self._status is not None:
             st = self._status
-            st.nodes = int(self.stats[S_NODES])
+            st.nodes = int(self.stats[S_NODES]) - self._start_nodes
             st.seconds = time.monotonic() - self._start
             st.probes = int(self.stats[S_PROBES])
             st.hits = int(self.stats[S_HITS])
@@ -1112,6 +1112,7 @@ class SearchOracle:
         best_move, best_lower = None, -S
         guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
         self._status = SearchStatus(int(self.stats[S_NODES]), 0.0, lo, hi, None, None)
+        self._start, self._start_nodes = t0, start_nodes
         stopped = None
         budget = 1 << 16
         target = None  # the next margin test, from the last fail-soft result
