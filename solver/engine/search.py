@@ -1260,8 +1260,10 @@ class SearchOracle:
         return b.lower, None
 
     def stop_message(self, reason: str) -> str:
-        """Why a search stopped, in words ('' for an interrupt)."""
-        return str(self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, reason)))
+        """Why a search stopped, in a few words ('' for an interrupt)."""
+        return {"time": "out of time", "nodes": f"the search went past {self.node_limit:,} nodes",
+                "stack": f"a line of play outgrew the memory budget ({self.max_stack:,} plies)",
+                "interrupt": ""}.get(reason, reason)
 
     def _limit_error(self, b: Bounds):
         from ..limits import LimitError, StateLimitError, MemoryLimitError, TimeLimitError
