@@ -19,7 +19,7 @@ pass; the plain search of :meth:`Analyzer.options` is what it is tested against)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np

@@ -21,7 +21,7 @@ from solver.engine.search import SearchOracle, value_threshold
 from solver.engine.tables import code_move, mover_bits
 from solver.formats import parse_position
 from solver.reference import ReferenceSolution
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, X, Position
+from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (CLASSIC, UAI, CS61B, JUMP3)

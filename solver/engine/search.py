@@ -56,19 +56,25 @@ P's successes never rest on a repetition (a repetition is a success for F).
 An F success may rest on repetitions of positions above it on the current line.
 Each call returns, with its score, the lowest ply of a repetition its result
 rests on (``dep``). A result that rests on nothing above the node is a fact and
-goes to the transposition table. One that rests on an ancestor A is kept on a
-*pending* stack: when A's own result is known, A's F success validates it (the
+goes to the transposition table. One that rests on an ancestor A goes to the
+*conditional table*, tagged with A's visit: it holds wherever A is still on the
+line, so the rest of A's subtree reuses it (in a loop most results rest on the
+loop's top, and without this every path through the loop is searched again).
+When A's own result is known, A's F success validates what rested on it (the
 positions F claimed, A included, form a set F never has to leave, so P cannot
-reach its threshold from any of them), and it is stored, or rests on what A
-rested on; a P success at A discards it (it assumed F held at A). A repetition
-scores exactly the window's boundary on F's side (the yes/no answer, nothing
-more), so every stored bound is a proved bound.
+reach its threshold from any of them): each such result is stored as a fact, or
+now rests on what A rested on; a P success at A drops everything made below it
+(it may have assumed F held at A). A repetition scores exactly the window's
+boundary on F's side (the yes/no answer, nothing more), so every stored bound is
+a proved bound.
 
 Finite proofs with a horizon
 ----------------------------
 On large boards a test first looks for short proofs: the game cut after H
 plies, the cut scored as a loss for P (a P success there is a P success in the
-real game) and then as a win for P (an F success there is real). Results that
+real game) and then as a win for P (an F success there is real), for H from
+twice the empty squares up by 2, then by a quarter each time (a test stopped by
+a node budget resumes at the horizon it reached). Results that
 hold only for the cut game are stored with the plies left and the cut's kind,
 and are reused only where they stay valid: when the cut is a loss for a node's
 mover, more plies can only raise its score, so a lower bound found with r plies
@@ -86,11 +92,17 @@ replaces the entry with the same key, else an empty one, else the cheapest. On
 probing, entries of the same board at other clocks are used under ``uai`` as
 the clock fact allows.
 
+Before searching a node's moves, the table is read for each child (enhanced
+transposition cut-offs, where enough plies are left): a child already refuted
+cuts the node at once. A child that is over, or cut by the horizon, is scored in
+place without a frame of its own.
+
 Limits
 ------
 There is no ply limit: the stack grows as needed (up to the memory budget).
 A test stops, without an answer, at the node limit, on abort (deadline or
 Ctrl-C), or when the stack outgrows its budget; whatever it stored stays valid.
+:meth:`SearchOracle.bounds_of` turns that into an interval that is always proved.
 
 Kernels take and return plain arrays and integers.
 """
@@ -855,7 +867,6 @@ ETC_LEFT = 4  # enhanced transposition cut-offs at nodes with at least this many
 HORIZON_STEP = 2
 HORIZON_SPAN = 6
 HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
-DEFAULT_STACK_BYTES = 1 << 30
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
 
 
