@@ -36,6 +36,7 @@ class Options:
     max_memory: int | None = None
     timeout: float | None = None
     orth_depth: int | None = None
+    tables: str | None = None  # a tablebase directory to answer from
 
 
 @dataclass
@@ -70,20 +71,38 @@ def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None) -> dic
     return rec
 
 
+_TABLES: dict = {}
+
+
+def _tables(directory: str | None):
+    """The Tablebase of a directory, opened once per process."""
+    if directory is None:
+        return None
+    if directory not in _TABLES:
+        from .tablebase import Tablebase
+
+        _TABLES[directory] = Tablebase(directory)
+    return _TABLES[directory]
+
+
 def solved_record(entry: Entry, options: Options) -> tuple[dict, list]:
     """Solve one entry: (its record, the cache rows it produced)."""
     from .engine import choose_oracle
+    from .tablebase import MissingTableError
 
     start = time.perf_counter()
     rec = _base(entry)
     deadline = time.monotonic() + options.timeout if options.timeout else None
     try:
         oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
-                               max_memory=options.max_memory, deadline=deadline)
+                               max_memory=options.max_memory, deadline=deadline, tables=_tables(options.tables))
         kw = {} if options.orth_depth is None else {"orth_depth": options.orth_depth}
         report = solve_entry(entry, Analyzer(oracle, **kw))
     except LimitError as exc:
         rec.update(ok=False, error=f"stopped: {exc}", seconds=round(time.perf_counter() - start, 4))
+        return rec, []
+    except MissingTableError as exc:
+        rec.update(ok=False, error=str(exc), seconds=round(time.perf_counter() - start, 4))
         return rec, []
     rows = []
     sides, by_side = {}, {}

@@ -22,6 +22,7 @@ from .formats import FORMATS, PositionFormatError, parse_position, read_file, re
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
 from .report import report_json, report_text, solve_entry
 from .rules import RULE_SETS, X, O, parse_rules
+from .tablebase import MissingTableError
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 
@@ -70,6 +71,21 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
     p.add_argument("--max-memory", type=_size, metavar="SIZE",
                    help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a position cleanly after this long")
+    p.add_argument("--tables", metavar="DIR",
+                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
+
+
+def open_tables(directory: str | None, prog: str = "ataxx-solve"):
+    """The Tablebase of --tables, or None; a directory that cannot be used is one line and exit 2."""
+    if directory is None:
+        return None
+    from .tablebase import Tablebase, TableError
+
+    try:
+        return Tablebase(directory)
+    except TableError as exc:
+        print(f"{prog}: --tables: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_INPUT)
 
 
 def solve_parser() -> argparse.ArgumentParser:
@@ -77,7 +93,7 @@ def solve_parser() -> argparse.ArgumentParser:
         prog="ataxx-solve",
         description="Exact values of Ataxx positions. Reads position files (grid, colon grid or FEN; "
                     "several positions separated by blank lines), or standard input when no file is given.",
-        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache ... (each has --help).",
+        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache|tables ... (each has --help).",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
@@ -143,6 +159,7 @@ def solve_command(argv: list[str]) -> int:
         items = read_text(sys.stdin.buffer.read(), "<stdin>", args.format, rules)
     status = EXIT_OK
     solved = 0
+    tables = open_tables(args.tables)
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
@@ -150,8 +167,13 @@ def solve_command(argv: list[str]) -> int:
             continue
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (args.to_move,))
         deadline = time.monotonic() + args.timeout if args.timeout else None
-        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states, max_memory=args.max_memory,
-                               deadline=deadline)
+        try:
+            oracle = choose_oracle(item.position, args.engine, max_states=args.max_states,
+                                   max_memory=args.max_memory, deadline=deadline, tables=tables)
+        except MissingTableError as exc:
+            _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
+            status = max(status, EXIT_INPUT)
+            continue
         analyzer = Analyzer(oracle, orth_depth=args.orth_depth)
         try:
             report = solve_entry(item, analyzer, sides, dominance=args.moves)
@@ -256,6 +278,14 @@ def bench_command(argv: list[str]) -> int:
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
 
 
+def _missing_table_text(tables, position) -> str:
+    try:
+        tables.require(position.board, position.rules)
+    except MissingTableError as exc:
+        return str(exc)
+    return ""
+
+
 def _open_cache(args):
     from .cache import Cache, default_cache_path
 
@@ -286,8 +316,9 @@ def batch_command(argv: list[str]) -> int:
         if not os.path.isfile(f):
             print(f"ataxx-solve batch: {f}: no such file", file=sys.stderr)
             return EXIT_INPUT
-    cache = _open_cache(args)
-    options = Options(args.engine, args.max_states, args.max_memory, args.timeout)
+    open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
+    cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
+    options = Options(args.engine, args.max_states, args.max_memory, args.timeout, tables=args.tables)
     bar = None
     if show_progress():
         from tqdm import tqdm
@@ -394,7 +425,14 @@ def verify_command(argv: list[str]) -> int:
         print("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)",
               file=sys.stderr)
         return EXIT_INPUT
-    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout)
+    tables = open_tables(args.tables, "ataxx-solve verify")
+    if tables is not None:
+        for c in choices:
+            if not tables.covers(c.position.board, c.position.rules):
+                print(f"{c.entry.source}:{c.entry.line}: "
+                      f"{_missing_table_text(tables, c.position)}", file=sys.stderr)
+                return EXIT_INPUT
+    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout, tables=tables)
 
     def show(c):
         if args.json:
@@ -429,7 +467,215 @@ def verify_command(argv: list[str]) -> int:
     return EXIT_INPUT if errors else EXIT_OK
 
 
-COMMANDS = {"verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+class _TierBars:
+    """One progress bar per tier and phase, on a terminal only."""
+
+    def __init__(self, ntiers: int):
+        from .engine.runtime import progress_bar
+
+        self.make = progress_bar
+        self.ntiers = ntiers
+        self.key = None
+        self.bar = None
+
+    def __call__(self, tier, phase, done, total):
+        if (tier, phase) != self.key:
+            self.close()
+            self.key = (tier, phase)
+            self.bar = self.make(f"tier {tier}/{self.ntiers - 1} {phase}", "pos", total=total)
+            self.bar.__enter__()
+        self.bar.update_to(done)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def tables_command(argv: list[str]) -> int:
+    from .tablebase import TableError, build, dense_index, parse_board_name
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve tables",
+        description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
+                    "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
+                    "value and depth of positions from the tables; check: verify every stored value against the "
+                    "moves; info: what DIR holds.")
+    p.add_argument("action", choices=("build", "probe", "check", "info"))
+    p.add_argument("args", nargs="*", metavar="BOARD|FILE",
+                   help="build/check: the board, ROWSxCOLS (e.g. 4x5); probe: position files (default: standard input)")
+    p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
+    p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
+    p.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="threads for build and check (default: the number of cores)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="build or check on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+    p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
+    args = p.parse_args(argv)
+    if args.action == "probe":
+        return _tables_probe(args)
+    if args.action == "info":
+        return _tables_info(args)
+    if len(args.args) != 1:
+        p.error(f"{args.action} takes one board, ROWSxCOLS")
+    try:
+        board = parse_board_name(args.args[0], args.blocks)
+        index = dense_index(board)
+    except (ValueError, TableError) as exc:
+        p.error(f"argument BOARD: {exc}")
+    from .tiersolver import LocalExecutor
+
+    bars = _TierBars(index.n + 1) if True else None
+    try:
+        if args.cluster:
+            from .cluster import ClusterError, cluster_for
+
+            try:
+                context = cluster_for(args.cluster)
+                executor = context.__enter__()
+            except ClusterError as exc:
+                print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+                return EXIT_INPUT
+        else:
+            context, executor = None, LocalExecutor(args.jobs)
+        try:
+            if args.action == "build":
+                return _tables_build(board, args.dir, executor, bars)
+            return _tables_check(board, args.dir, executor, bars)
+        finally:
+            bars.close()
+            executor.close()
+            if context is not None:
+                context.__exit__(None, None, None)
+    except TableError as exc:
+        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+
+
+def _tables_build(board, directory, executor, bars) -> int:
+    from .tablebase import board_name, build
+
+    t = time.perf_counter()
+    try:
+        report = build(board, directory, executor=executor, progress=bars)
+    except KeyboardInterrupt:
+        bars.close()
+        print(f"ataxx-solve tables: interrupted; the finished tiers are in {directory}: run the same command "
+              "again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    bars.close()
+    print(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} already there; "
+          f"{report.entries:,} entries, {report.positions:,} positions solved in {time.perf_counter() - t:.1f} s; "
+          f"{report.bytes_on_disk / (1 << 20):,.1f} MiB in {directory}")
+    return EXIT_OK
+
+
+def _tables_check(board, directory, executor, bars) -> int:
+    from .tablebase import DirectoryStore, AtaxxGame, board_name
+    from .tiersolver import verify
+
+    store = DirectoryStore(directory, board)
+    game = AtaxxGame(board)
+    missing = [t for t in game.tiers() if not store.has(t)]
+    if missing:
+        print(f"ataxx-solve tables: {directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}",
+              file=sys.stderr)
+        return EXIT_INPUT
+    t = time.perf_counter()
+    report = verify(game, store, executor=executor, progress=bars)
+    bars.close()
+    print(f"{board_name(board)}: {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
+          f"{report.failures:,} failures")
+    for tier, number in report.first:
+        m, th, _ = store.index.position(tier, number)
+        print(f"  first failure in tier {tier}: number {number}")
+    return EXIT_OK if report.failures == 0 else EXIT_FAILED
+
+
+def _tables_info(args) -> int:
+    from .tablebase import Tablebase, TableError, board_name
+
+    try:
+        tb = Tablebase(args.dir)
+    except TableError as exc:
+        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    for key, board in sorted(tb.boards.items()):
+        files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
+        size = sum(f.path.stat().st_size for _, f in files)
+        entries = sum(f.entries for _, f in files)
+        print(f"{board_name(board)}: tiers {', '.join(str(t) for t, _ in files)}; {entries:,} entries, "
+              f"{size / (1 << 20):,.1f} MiB")
+    return EXIT_OK
+
+
+def _tables_probe(args) -> int:
+    from .engine.tables import mover_bits
+    from .tablebase import MissingTableError, Tablebase, TableError, decode
+
+    try:
+        tb = Tablebase(args.dir)
+    except TableError as exc:
+        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if args.args:
+        items = [item for f in args.args for item in read_file(f, "auto")]
+    else:
+        items = read_text(sys.stdin.buffer.read(), "<stdin>", "auto")
+    status = EXIT_OK
+    todo = []
+    for item in items:
+        if isinstance(item, PositionFormatError):
+            print(str(item), file=sys.stderr)
+            status = EXIT_INPUT
+            continue
+        for side in item.sides:
+            todo.append((item, item.position.replace(turn=side)))
+    t = time.perf_counter()
+    results: dict = {}
+    by_board: dict = {}
+    for k, (item, q) in enumerate(todo):
+        by_board.setdefault((q.board, q.rules.name), []).append(k)
+    for (board, _rules), ks in by_board.items():
+        try:
+            tb.require(board, todo[ks[0]][1].rules)
+        except MissingTableError as exc:
+            for k in ks:
+                results[k] = str(exc)
+            continue
+        import numpy as np
+
+        bits = [mover_bits(todo[k][1]) for k in ks]
+        codes = tb.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
+                               np.array([b[1] for b in bits], np.uint64))
+        for k, c in zip(ks, codes.tolist()):
+            results[k] = decode(c)
+    seconds = time.perf_counter() - t
+    out = []
+    for k, (item, q) in enumerate(todo):
+        r = results[k]
+        if isinstance(r, str):
+            print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
+            status = EXIT_INPUT
+            continue
+        u, d = r
+        value = u if q.turn == X else -u
+        over = q.result()
+        depth = None if d == float("inf") else int(d)
+        if args.json:
+            out.append(json.dumps({"source": item.source, "line": item.line, "fen": write_fen(q), "value": value,
+                                   "depth": depth, "over": over is not None}))
+        else:
+            out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
+    if out:
+        print("\n".join(out))
+    n = len(todo)
+    print(f"probed {n:,} positions in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
+          file=sys.stderr)
+    return status
+
+
+COMMANDS = {"tables": tables_command, "verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
 
 
 def main(argv: list[str] | None = None) -> int:

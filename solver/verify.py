@@ -170,8 +170,9 @@ class Verifier:
     """Judges choices, one oracle per board and rule set (so solved positions are shared)."""
 
     def __init__(self, engine: str = "auto", max_states: int | None = None, max_memory: int | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, tables=None):
         self.engine, self.max_states, self.max_memory, self.timeout = engine, max_states, max_memory, timeout
+        self.tables = tables
         self.analyzers: dict = {}
         self.unsettled = 0
 
@@ -180,7 +181,8 @@ class Verifier:
         if key not in self.analyzers:
             deadline = time.monotonic() + self.timeout if self.timeout else None
             self.analyzers[key] = Analyzer(choose_oracle(p, self.engine, max_states=self.max_states,
-                                                         max_memory=self.max_memory, deadline=deadline))
+                                                         max_memory=self.max_memory, deadline=deadline,
+                                                         tables=self.tables))
         a = self.analyzers[key]
         if self.timeout and hasattr(a.oracle, "deadline"):
             a.oracle.deadline = time.monotonic() + self.timeout

@@ -214,8 +214,8 @@ def level_events(k, value, depth, wk, wd, lk, ld):
                 maxd = max(maxd, np.int64(ld[i]))
     terms = np.empty(nt, np.int64)
     eidx = np.empty(ne, np.int64)
-    ew = np.empty(ne, np.int64)
-    ed = np.empty(ne, np.int64)
+    ew = np.empty(ne, np.int8)
+    ed = np.empty(ne, np.int16)
     a = 0
     b = 0
     for i in range(n):
@@ -233,8 +233,22 @@ def level_events(k, value, depth, wk, wd, lk, ld):
                 ew[b] = k
                 ed[b] = ld[i]
                 b += 1
-    order = counting_order(ed, maxd + 1)
-    return terms, eidx[order], ew[order], ed[order]
+    # counting sort by depth, in place of a sort (events are many: keep them small)
+    count = np.zeros(maxd + 2, np.int64)
+    for i in range(ne):
+        count[ed[i] + 1] += 1
+    for j in range(maxd + 1):
+        count[j + 1] += count[j]
+    sidx = np.empty(ne, np.int64)
+    sw = np.empty(ne, np.int8)
+    sd = np.empty(ne, np.int16)
+    for i in range(ne):
+        j = count[ed[i]]
+        count[ed[i]] += 1
+        sidx[j] = eidx[i]
+        sw[j] = ew[i]
+        sd[j] = ed[i]
+    return terms, sidx, sw, sd
 
 
 @njit(cache=True, nogil=True)
@@ -244,7 +258,7 @@ def apply_events(eidx, ew, d, value, depth, cnt):
     out = np.empty(eidx.shape[0], np.int64)
     tail = 0
     for i in range(eidx.shape[0]):
-        tail = settle(eidx[i], ew[i], d, 0, value, depth, cnt, out, tail)
+        tail = settle(eidx[i], np.int64(ew[i]), d, 0, value, depth, cnt, out, tail)
     return out[:tail].copy()
 
 
