@@ -556,8 +556,20 @@ class Tablebase:
     def describe_boards(self) -> str:
         return ", ".join(sorted(board_name(b) for b in self.boards.values()))
 
+    def _table_board(self, board: Board):
+        """(the board whose tables answer for ``board``, the square map into it or None): the
+        board itself, or its transpose (a 5 x 4 board is a 4 x 5 board turned a quarter, and a
+        reflection in the diagonal keeps every distance)."""
+        if (board.rows, board.cols, board.blocks) in self.boards:
+            return self.boards[(board.rows, board.cols, board.blocks)], None
+        perm = [(sq % board.cols) * board.rows + sq // board.cols for sq in range(board.size)]
+        blocks = Board.map_mask(perm, board.blocks)
+        if (board.cols, board.rows, blocks) in self.boards:
+            return self.boards[(board.cols, board.rows, blocks)], perm
+        return None, None
+
     def covers(self, board: Board, rules: Rules = CLASSIC) -> bool:
-        return rules.name == CLASSIC.name and (board.rows, board.cols, board.blocks) in self.boards
+        return rules.name == CLASSIC.name and self._table_board(board)[0] is not None
 
     def require(self, board: Board, rules: Rules = CLASSIC) -> None:
         """Raise :class:`MissingTableError` unless the tables cover this board and rules."""
@@ -606,7 +618,11 @@ class Tablebase:
     def probe_codes(self, board: Board, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
         """Stored codes of many positions of one board (mover's pieces, other pieces)."""
         self.require(board)
-        tiers, numbers = dense_index(board).numbers(np.asarray(mine, np.uint64), np.asarray(theirs, np.uint64))
+        mine, theirs = np.asarray(mine, np.uint64), np.asarray(theirs, np.uint64)
+        board, perm = self._table_board(board)
+        if perm is not None:
+            mine, theirs = _permute_bits(mine, perm), _permute_bits(theirs, perm)
+        tiers, numbers = dense_index(board).numbers(mine, theirs)
         out = np.empty(tiers.shape[0], np.uint16)
         for t in np.unique(tiers):
             sel = tiers == t
@@ -641,6 +657,13 @@ class Tablebase:
             return self.probe(position)
         except MissingTableError:
             return default
+
+
+def _permute_bits(words: np.ndarray, perm: list[int]) -> np.ndarray:
+    out = np.zeros_like(words)
+    for sq, image in enumerate(perm):
+        out |= ((words >> np.uint64(sq)) & np.uint64(1)) << np.uint64(image)
+    return out
 
 
 class TableOracle:
