@@ -12,10 +12,13 @@ one line; exit status 1 on any disagreement.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
 
 def main(argv=None) -> int:

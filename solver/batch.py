@@ -144,6 +144,43 @@ def cached_record(entry: Entry, cache: Cache) -> dict | None:
     return rec
 
 
+def table_records(entries: list[Entry], directory: str) -> list[dict]:
+    """Records of entries with a side to move, answered from tables in bulk (one probe of the
+    positions and one of their children per board): value, outcome, depth, best move."""
+    from .tablebase import MissingTableError
+
+    tb = _tables(directory)
+    start = time.perf_counter()
+    out: list = [None] * len(entries)
+    groups: dict = {}
+    for k, entry in enumerate(entries):
+        groups.setdefault((entry.position.board, entry.position.rules.name), []).append(k)
+    for ks in groups.values():
+        positions = [entries[k].position.replace(turn=entries[k].sides[0]) for k in ks]
+        try:
+            answers = tb.answers(positions)
+        except MissingTableError as exc:
+            for k in ks:
+                out[k] = dict(_base(entries[k]), ok=False, error=str(exc), seconds=0.0)
+            continue
+        for k, p, (u, d, move) in zip(ks, positions, answers):
+            entry = entries[k]
+            value = u if p.turn == "x" else -u
+            depth = None if d == float("inf") else int(d)
+            side = entry.sides[0]
+            rec = _base(entry)
+            rec.update(ok=True, sides={side: {"value": value, "outcome": Evaluation(value, depth).outcome,
+                                              "depth": depth, "best_move": p.move_name(move) if move else None}},
+                       engine="tables", states=1)
+            _finish(rec, entry, {side: value}, None)
+            rec["seconds"] = 0.0
+            out[k] = rec
+    per = (time.perf_counter() - start) / max(1, len(entries))
+    for rec in out:
+        rec["seconds"] = round(per, 6)
+    return out
+
+
 def error_record(err: PositionFormatError) -> dict:
     return {"file": err.source, "line": err.line, "name": None, "ok": False, "error": err.message}
 
@@ -280,6 +317,12 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
                 next_to_write += 1
 
         flush()
+        if options.tables:  # positions with a side to move: in bulk from the tables, here
+            bulk = [job for job in todo if not job[1].is_board]
+            todo = [job for job in todo if job[1].is_board]
+            for (index, _, _), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables)):
+                pending[index] = rec
+            flush()
         if todo:
             results = _solve_all(todo, jobs)
             for index, rec, rows in results:

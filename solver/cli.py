@@ -251,8 +251,8 @@ def bench_command(argv: list[str]) -> int:
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
-                   help=f"cases to run (default: all): {', '.join(bench.case_names())}; endgames-N for "
-                        "the 7 x 7 endgames with N empty squares")
+                   help=f"cases to run (default: all but the opt-in ones): {', '.join(bench.case_names())}; "
+                        f"opt-in: {', '.join(bench.OPT_IN)}; endgames-N for the 7 x 7 endgames with N empty squares")
     p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
@@ -264,7 +264,7 @@ def bench_command(argv: list[str]) -> int:
         print(json.dumps(bench.row_json(row)))
         return EXIT_OK
     for c in args.cases:
-        if c not in known and not (c.startswith("endgames-") and c[len("endgames-"):].isdigit()):
+        if c not in known + list(bench.OPT_IN) and not (c.startswith("endgames-") and c[len("endgames-"):].isdigit()):
             p.error(f"unknown case {c!r} (known: {', '.join(known)})")
     rows = []
     for name in args.cases or known:
@@ -511,7 +511,13 @@ def tables_command(argv: list[str]) -> int:
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="build or check on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
     p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
+    p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
+    p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
     args = p.parse_args(argv)
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO, stream=sys.stderr)
     if args.action == "probe":
         return _tables_probe(args)
     if args.action == "info":
@@ -525,7 +531,7 @@ def tables_command(argv: list[str]) -> int:
         p.error(f"argument BOARD: {exc}")
     from .tiersolver import LocalExecutor
 
-    bars = _TierBars(index.n + 1) if True else None
+    bars = _TierBars(index.n + 1)
     try:
         if args.cluster:
             from .cluster import ClusterError, cluster_for
@@ -541,7 +547,7 @@ def tables_command(argv: list[str]) -> int:
         try:
             if args.action == "build":
                 return _tables_build(board, args.dir, executor, bars)
-            return _tables_check(board, args.dir, executor, bars)
+            return _tables_check(board, args.dir, executor, bars, _tier_range(p, args.tiers, index.n))
         finally:
             bars.close()
             executor.close()
@@ -553,16 +559,22 @@ def tables_command(argv: list[str]) -> int:
 
 
 def _tables_build(board, directory, executor, bars) -> int:
+    import signal
+
     from .tablebase import board_name, build
 
+    stop = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
+    previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
     t = time.perf_counter()
     try:
-        report = build(board, directory, executor=executor, progress=bars)
+        report = build(board, directory, executor=executor, progress=bars, should_stop=lambda: bool(stop))
     except KeyboardInterrupt:
         bars.close()
         print(f"ataxx-solve tables: interrupted; the finished tiers are in {directory}: run the same command "
               "again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, previous)
     bars.close()
     print(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} already there; "
           f"{report.entries:,} entries, {report.positions:,} positions solved in {time.perf_counter() - t:.1f} s; "
@@ -570,24 +582,38 @@ def _tables_build(board, directory, executor, bars) -> int:
     return EXIT_OK
 
 
-def _tables_check(board, directory, executor, bars) -> int:
+def _tier_range(p, text: str | None, n: int) -> list[int]:
+    if text is None:
+        return list(range(n + 1))
+    a, _, b = text.partition("-")
+    try:
+        lo, hi = int(a), int(b or a)
+    except ValueError:
+        p.error(f"argument --tiers: {text!r} is not a range like 0-4")
+    if not 0 <= lo <= hi <= n:
+        p.error(f"argument --tiers: tiers go from 0 to {n}, not {text}")
+    return list(range(lo, hi + 1))
+
+
+def _tables_check(board, directory, executor, bars, tiers) -> int:
     from .tablebase import DirectoryStore, AtaxxGame, board_name
     from .tiersolver import verify
 
     store = DirectoryStore(directory, board)
     game = AtaxxGame(board)
-    missing = [t for t in game.tiers() if not store.has(t)]
+    needed = sorted({t for t in tiers} | {c for t in tiers for c in game.child_tiers(t)})
+    missing = [t for t in needed if not store.has(t)]
     if missing:
         print(f"ataxx-solve tables: {directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}",
               file=sys.stderr)
         return EXIT_INPUT
     t = time.perf_counter()
-    report = verify(game, store, executor=executor, progress=bars)
+    report = verify(game, store, executor=executor, progress=bars, tiers=tiers)
     bars.close()
-    print(f"{board_name(board)}: {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
+    span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < len(game.tiers()) else "all tiers"
+    print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
           f"{report.failures:,} failures")
     for tier, number in report.first:
-        m, th, _ = store.index.position(tier, number)
         print(f"  first failure in tier {tier}: number {number}")
     return EXIT_OK if report.failures == 0 else EXIT_FAILED
 

@@ -168,6 +168,7 @@ class TierReport:
     seconds: float = 0.0
     max_depth: int = 0
     levels: int = 0
+    cpu_seconds: float = 0.0
 
 
 @dataclass
@@ -211,13 +212,14 @@ class TierSolver:
             if self.store.has(t):
                 report.skipped.append(t)
                 continue
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             codes, rep = self.solve_tier(t)
             self.store.save(t, codes)
             rep.seconds = time.perf_counter() - start
+            rep.cpu_seconds = time.process_time() - cpu
             report.tiers.append(rep)
-            LOGGER.info("tier %s: %d numbers, %d positions, %.2f s, depth <= %d", t, rep.size, rep.positions,
-                        rep.seconds, rep.max_depth)
+            LOGGER.info("tier %s: %d numbers, %d positions, %.1f s (cpu %.1f s in this process), depth <= %d", t,
+                        rep.size, rep.positions, rep.seconds, rep.cpu_seconds, rep.max_depth)
         return report
 
     def _chunks(self, size: int):
@@ -298,7 +300,7 @@ class TierSolver:
                         m = pstart.shape[0] - 1
                         new.append(TK.apply_parents(front[offset:offset + m], pstart, parents, value, depth, cnt))
                         offset += m
-                front = np.concatenate(new)
+                front = np.sort(np.concatenate(new))  # in number order: parents of neighbours are near
                 settled += front.shape[0]
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)

@@ -229,3 +229,25 @@ def test_distributed_build_equals_the_single_process_build():
             TierSolver(AtaxxGame(b), store, executor=executor, chunk_size=1 << 18, distribute_above=1 << 16).solve()
             for e in AtaxxGame(b).tiers():
                 assert np.array_equal(store.load(e), single[b].load(e)), (b, e)
+
+
+def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    d = tmp_path / "tb"
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "tables", "build", "3x5", "--dir", str(d), "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not tier_path(d, Board(3, 5), 3).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().endswith("run the same command again to resume") and "Traceback" not in err
+    done = sorted(p.name for p in d.glob("*.atb"))
+    assert 4 <= len(done) < 16 and not list(d.glob("*.partial"))
+    assert main(["tables", "build", "3x5", "--dir", str(d), "--jobs", "1"]) == 0
+    assert len(list(d.glob("*.atb"))) == 16

@@ -376,3 +376,50 @@ def probe_numbers(mine, theirs, ix):
     for i in range(n):
         tiers[i], nums[i] = index_of(mine[i], theirs[i], ix)
     return tiers, nums
+
+
+@njit(cache=True, nogil=True)
+def position_children(mine, theirs, ix, adj, jmp, reach, rules):
+    """The moves of many positions (mover's pieces, other pieces), for answering from tables:
+    (final, start, move, tier, number): ``final[i]`` the mover's score if the game is over
+    (else NOT_FINAL); the moves of i are ``move[start[i]:start[i + 1]]`` (kernel codes, -1 a
+    pass) leading to number ``number[...]`` of tier ``tier[...]``."""
+    playable = ix[0]
+    n = mine.shape[0]
+    final = np.empty(n, np.int16)
+    start = np.empty(n + 1, np.int64)
+    cap = max(np.int64(16), n * 24)
+    move = np.empty(cap, np.int64)
+    tier = np.empty(cap, np.int64)
+    number = np.empty(cap, np.int64)
+    buf = np.empty(MAX_MOVES, np.int64)
+    k = 0
+    for i in range(n):
+        start[i] = k
+        m, t = mine[i], theirs[i]
+        over, score = game_status(m, t, 0, playable, reach, rules)
+        if over:
+            final[i] = score
+            continue
+        final[i] = NOT_FINAL
+        c = gen_moves(m, t, playable, adj, jmp, buf)
+        if c == 0:
+            buf[0] = -1
+            c = 1
+        if k + c > cap:
+            while k + c > cap:
+                cap *= 2
+            m2 = np.empty(cap, np.int64)
+            t2 = np.empty(cap, np.int64)
+            n2 = np.empty(cap, np.int64)
+            m2[:k] = move[:k]
+            t2[:k] = tier[:k]
+            n2[:k] = number[:k]
+            move, tier, number = m2, t2, n2
+        for j in range(c):
+            a, b = play(m, t, buf[j], adj)
+            move[k] = buf[j]
+            tier[k], number[k] = index_of(a, b, ix)
+            k += 1
+    start[n] = k
+    return final, start, move[:k].copy(), tier[:k].copy(), number[:k].copy()

@@ -358,3 +358,41 @@ def check_chunk(lo, final, start, slot, child, own, child_code):
             bad += 1
             first = lo + i if first < 0 else first
     return checked, bad, first
+
+
+@njit(cache=True, nogil=True)
+def preferred_children(start, child_code, order):
+    """For each position, the edge of its preferred move (SPEC section 4), or -1 when it has none:
+    among the moves that keep the best value, the least depth when the mover wins and the
+    greatest otherwise (a draw by infinite play counts as the greatest), then the least
+    ``order`` (notation order). Returns (edge, value, depth) with depth -1 for infinite play."""
+    n = start.shape[0] - 1
+    edge = np.full(n, -1, np.int64)
+    value = np.zeros(n, np.int64)
+    depth = np.zeros(n, np.int64)
+    for i in range(n):
+        best = np.int64(-1000)
+        for x in range(start[i], start[i + 1]):
+            v, d = decode(child_code[x])
+            best = max(best, -v)
+        pick = np.int64(-1)
+        pick_d = np.int64(0)
+        for x in range(start[i], start[i + 1]):
+            v, d = decode(child_code[x])
+            if -v != best:
+                continue
+            dd = np.int64(1 << 40) if d < 0 else d
+            if pick < 0:
+                better = True
+            elif best > 0:
+                better = dd < pick_d or (dd == pick_d and order[x] < order[pick])
+            else:
+                better = dd > pick_d or (dd == pick_d and order[x] < order[pick])
+            if better:
+                pick = x
+                pick_d = dd
+        edge[i] = pick
+        if pick >= 0:
+            value[i] = best
+            depth[i] = -1 if pick_d == (1 << 40) else pick_d + 1
+    return edge, value, depth
