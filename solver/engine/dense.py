@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lowest_square, popcount
-from .kernels import game_status, gen_moves, play, reaches_empty, transform
+from .kernels import game_status, grow, moves_or_pass, play, reaches_empty, transform
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -159,6 +159,17 @@ def position_of(e, idx, ix):
     return mine, theirs, (symmask[class_code[c]] & (symmask[class_code[c]] - 1)) == 0
 
 
+@njit(cache=True, inline='always')
+def _number_status(e, idx, ix, reach, rules):
+    """(mine, theirs, final) of number idx of tier e: final is UNUSED when the number is no
+    position, the mover's score when the game is over, NOT_FINAL otherwise."""
+    m, t, sure = position_of(e, idx, ix)
+    if not sure and not is_canonical(e, idx, m, t, ix):
+        return m, t, UNUSED
+    over, score = game_status(m, t, 0, ix[0], reach, rules)
+    return m, t, (np.int16(score) if over else NOT_FINAL)
+
+
 @njit(cache=True, nogil=True)
 def tier_children(e, lo, hi, ix, adj, jmp, reach, rules):
     """The moves of numbers lo .. hi - 1 of tier ``e``: (final, start, slot, child).
@@ -177,27 +188,14 @@ def tier_children(e, lo, hi, ix, adj, jmp, reach, rules):
     edges = 0
     for i in range(n):
         start[i] = edges
-        m, t, sure = position_of(e, lo + i, ix)
-        if not sure and not is_canonical(e, lo + i, m, t, ix):
-            final[i] = UNUSED
+        m, t, final[i] = _number_status(e, lo + i, ix, reach, rules)
+        if final[i] != NOT_FINAL:
             continue
-        over, score = game_status(m, t, 0, playable, reach, rules)
-        if over:
-            final[i] = score
-            continue
-        final[i] = NOT_FINAL
-        k = gen_moves(m, t, playable, adj, jmp, moves)
-        if k == 0:
-            moves[0] = -1
-            k = 1
+        k = moves_or_pass(m, t, playable, adj, jmp, moves)
         if edges + k > cap:
             while edges + k > cap:
                 cap *= 2
-            s2 = np.empty(cap, np.int8)
-            c2 = np.empty(cap, np.int64)
-            s2[:edges] = slot[:edges]
-            c2[:edges] = child[:edges]
-            slot, child = s2, c2
+            slot, child = grow(slot, cap), grow(child, cap)
         for j in range(k):
             a, b = play(m, t, moves[j], adj)
             e2, idx = index_of(a, b, ix)
@@ -223,15 +221,9 @@ def tier_scan(e, lo, hi, ix, adj, jmp, reach, rules):
     edges = 0
     for i in range(n):
         start[i] = edges
-        m, t, sure = position_of(e, lo + i, ix)
-        if not sure and not is_canonical(e, lo + i, m, t, ix):
-            final[i] = UNUSED
+        m, t, final[i] = _number_status(e, lo + i, ix, reach, rules)
+        if final[i] != NOT_FINAL:
             continue
-        over, score = game_status(m, t, 0, playable, reach, rules)
-        if over:
-            final[i] = score
-            continue
-        final[i] = NOT_FINAL
         jumps = 0
         x = playable & ~(m | t)
         while x:
@@ -344,9 +336,7 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
         if k + total > cap:
             while k + total > cap:
                 cap *= 2
-            o2 = np.empty(cap, np.int64)
-            o2[:k] = out[:k]
-            out = o2
+            out = grow(out, cap)
         if plain:
             for j in range(m):
                 out[k + j] = num[j]
@@ -402,20 +392,11 @@ def position_children(mine, theirs, ix, adj, jmp, reach, rules):
             final[i] = score
             continue
         final[i] = NOT_FINAL
-        c = gen_moves(m, t, playable, adj, jmp, buf)
-        if c == 0:
-            buf[0] = -1
-            c = 1
+        c = moves_or_pass(m, t, playable, adj, jmp, buf)
         if k + c > cap:
             while k + c > cap:
                 cap *= 2
-            m2 = np.empty(cap, np.int64)
-            t2 = np.empty(cap, np.int64)
-            n2 = np.empty(cap, np.int64)
-            m2[:k] = move[:k]
-            t2[:k] = tier[:k]
-            n2[:k] = number[:k]
-            move, tier, number = m2, t2, n2
+            move, tier, number = grow(move, cap), grow(tier, cap), grow(number, cap)
         for j in range(c):
             a, b = play(m, t, buf[j], adj)
             move[k] = buf[j]

@@ -76,6 +76,24 @@ def gen_moves(mine, theirs, playable, adj, jmp, out):
 
 
 @njit(cache=True)
+def moves_or_pass(mine, theirs, playable, adj, jmp, out):
+    """Like :func:`gen_moves`, but a mover without a move gets the pass (-1): returns >= 1."""
+    n = gen_moves(mine, theirs, playable, adj, jmp, out)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
+
+
+@njit(cache=True)
+def grow(arr, size):
+    """A copy of ``arr`` in a larger array of ``size`` entries (the rest uninitialised)."""
+    out = np.empty(size, arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
 def play(mine, theirs, code, adj):
     """The position after the move, from the next mover's side: (next mine, next theirs)."""
     if code < 0:

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount, prefetch
-from .kernels import canonical, game_status, gen_moves, key_hash, next_counter, play
+from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, next_counter, play
 from .tier_kernels import counting_order, settle
 
 INF = np.int32(1 << 30)
@@ -74,13 +74,6 @@ def _new_table(size):
     table = np.zeros((size, 3), np.uint64)
     table[:, 2] = EMPTY_SLOT
     return table
-
-
-@njit(cache=True)
-def _grow(arr, size):
-    out = np.empty(size, arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -129,11 +122,11 @@ def enumerate_graph(roots_m, roots_t, roots_c, playable, adj, jmp, reach, canon,
                     break
                 if n == cap:
                     cap *= 2
-                    k1 = _grow(k1, cap)
-                    k2 = _grow(k2, cap)
-                    k3 = _grow(k3, cap)
-                    final = _grow(final, cap)
-                    start = _grow(start, cap + 1)
+                    k1 = grow(k1, cap)
+                    k2 = grow(k2, cap)
+                    k3 = grow(k3, cap)
+                    final = grow(final, cap)
+                    start = grow(start, cap + 1)
                 idx = n
                 k1[n], k2[n], k3[n] = a, b, c2
                 table[slot, 0] = a
@@ -175,14 +168,11 @@ def enumerate_graph(roots_m, roots_t, roots_c, playable, adj, jmp, reach, canon,
             final[s] = score
         else:
             final[s] = NOT_FINAL
-            nchildren = gen_moves(m, t, playable, adj, jmp, moves)
-            if nchildren == 0:
-                moves[0] = -1
-                nchildren = 1
+            nchildren = moves_or_pass(m, t, playable, adj, jmp, moves)
             if edges + nchildren > ecap:
                 while edges + nchildren > ecap:
                     ecap *= 2
-                child = _grow(child, ecap)
+                child = grow(child, ecap)
             flat = table.reshape(-1)
             for i in range(nchildren):
                 a, b = play(m, t, moves[i], adj)
