@@ -597,8 +597,10 @@ class Tablebase:
         if key in self._whole:
             return self._whole[key][numbers]
         blocks = np.unique(numbers // f.block_entries)
-        if blocks.shape[0] * 8 > f.nblocks:  # most of the tier is wanted: read it whole
+        if blocks.shape[0] * 8 > f.nblocks:  # much of the tier is wanted: read it whole, keep a few
             codes = f.read_all()
+            while self._whole and sum(c.nbytes for c in self._whole.values()) + codes.nbytes > self.cache_bytes:
+                self._whole.pop(next(iter(self._whole)))
             if codes.nbytes <= self.cache_bytes:
                 self._whole[key] = codes
             return codes[numbers]

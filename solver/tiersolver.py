@@ -278,7 +278,7 @@ class TierSolver:
                 step = min(self.chunk_size, max(self.distribute_above,
                                                 -(-front.shape[0] // getattr(self.executor, "workers", 1))))
                 parts = [front[i:i + step] for i in range(0, front.shape[0], step)]
-                return list(self.executor.map(parents_chunk, [(game, tier, p) for p in parts]))
+                return self.executor.map(parents_chunk, [(game, tier, p) for p in parts])  # a few in flight
 
         settled = int(np.count_nonzero(depth == 0))
         for k in range(kmax, -1, -1):
