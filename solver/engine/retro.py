@@ -19,7 +19,9 @@
    Then k = 0: a position whose every remaining child is a finished draw is a
    draw with 1 + the greatest of their depths. What is left is a draw by infinite
    play (depth INF): from it, neither side can force the game to end without
-   giving the other more than 0.
+   giving the other more than 0. The rule applied to each event (:func:`settle`)
+   is shared with the tablebases' tier solver (:mod:`.tier_kernels`), which
+   resolves a tier the same way from generated un-moves instead of stored edges.
 
 Kernels take and return plain arrays and integers.
 """
