@@ -513,7 +513,7 @@ def tables_command(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
     p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
     p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
-    args = p.parse_args(argv)
+    args = p.parse_intermixed_args(argv)
     if args.verbose:
         import logging
 
@@ -678,10 +678,13 @@ def _tables_probe(args) -> int:
             results[k] = decode(c)
     seconds = time.perf_counter() - t
     out = []
+    refused = set()
     for k, (item, q) in enumerate(todo):
         r = results[k]
         if isinstance(r, str):
-            print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
+            if (item.source, item.line) not in refused:
+                refused.add((item.source, item.line))
+                print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
             status = EXIT_INPUT
             continue
         u, d = r
@@ -695,7 +698,7 @@ def _tables_probe(args) -> int:
             out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
     if out:
         print("\n".join(out))
-    n = len(todo)
+    n = sum(not isinstance(r, str) for r in results.values())
     print(f"probed {n:,} positions in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
           file=sys.stderr)
     return status
