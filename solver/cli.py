@@ -493,7 +493,7 @@ class _TierBars:
 
 
 def tables_command(argv: list[str]) -> int:
-    from .tablebase import TableError, build, dense_index, parse_board_name
+    from .tablebase import TableError, dense_index, parse_board_name
 
     p = argparse.ArgumentParser(
         prog="ataxx-solve tables",

@@ -17,9 +17,15 @@ side's (colour inversion is folded in by reading pieces from the mover's side).
   the one that gives the least R number. Numbers that are not canonical forms are
   *unused* (:data:`UNUSED`); they cost their two bytes and nothing else.
 
+Every step is a table lookup: the R part's empty set is ranked and unranked by tables
+of its 2 ** |R| subsets, its colours gathered and spread by 8-bit pext/pdep tables, and
+a symmetry applied while gathering (``rbyte`` holds each symmetry's image). The arrays
+travel as one tuple, ``ix`` (built by :class:`solver.tablebase.DenseIndex`).
+
 Moves are the kernels' codes (:mod:`.kernels`); a clone leaves the tier for tier
 ``e - 1``, a jump or a pass stays in it. Un-moves (:func:`tier_parents`) give, for a
-position, every position of its own tier that reaches it by a jump or a pass.
+position, every position of its own tier that reaches it by a jump or a pass, each
+parent once per move it has to the position.
 
 Kernels take and return plain arrays and integers.
 """
@@ -32,7 +38,6 @@ from .kernels import game_status, grow, moves_or_pass, play, reaches_empty, tran
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-U8 = np.uint64(8)
 U255 = np.uint64(255)
 NOT_FINAL = np.int16(1000)   # ``final`` of a position whose game is not over
 UNUSED = np.int16(-1000)     # ``final`` of a number that is not a canonical position
