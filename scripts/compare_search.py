@@ -56,7 +56,11 @@ def main(argv=None) -> int:
     probe_s = time.perf_counter() - t
     search = SearchOracle(board, CLASSIC)
     t = time.perf_counter()
-    found = [search.value(q) for q in positions]
+    found = []
+    for k, q in enumerate(positions, start=1):
+        found.append(search.value(q))
+        if k % 100 == 0:
+            print(f"  {k} searched, {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     search_s = time.perf_counter() - t
     bad = [q for q, a, b in zip(positions, tables, found) if a != b]
     print(f"{args.board}: {len(positions)} random positions with {lo} to {hi} empty squares; tables in {probe_s:.2f} s, "
