@@ -75,7 +75,7 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
 
 
-def open_tables(directory: str | None, prog: str = "ataxx-solve"):
+def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables"):
     """The Tablebase of --tables, or None; a directory that cannot be used is one line and exit 2."""
     if directory is None:
         return None
@@ -84,7 +84,7 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve"):
     try:
         return Tablebase(directory)
     except TableError as exc:
-        print(f"{prog}: --tables: {exc}", file=sys.stderr)
+        print(f"{prog}: {option}: {exc}", file=sys.stderr)
         raise SystemExit(EXIT_INPUT)
 
 
@@ -619,13 +619,9 @@ def _tables_check(board, directory, executor, bars, tiers) -> int:
 
 
 def _tables_info(args) -> int:
-    from .tablebase import Tablebase, TableError, board_name
+    from .tablebase import board_name
 
-    try:
-        tb = Tablebase(args.dir)
-    except TableError as exc:
-        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
     for key, board in sorted(tb.boards.items()):
         files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
         size = sum(f.path.stat().st_size for _, f in files)
@@ -637,13 +633,9 @@ def _tables_info(args) -> int:
 
 def _tables_probe(args) -> int:
     from .engine.tables import mover_bits
-    from .tablebase import MissingTableError, Tablebase, TableError, decode
+    from .tablebase import MissingTableError, decode
 
-    try:
-        tb = Tablebase(args.dir)
-    except TableError as exc:
-        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
     if args.args:
         items = [item for f in args.args for item in read_file(f, "auto")]
     else:
