@@ -59,6 +59,7 @@ class Options:
     max_memory: int | None = None
     timeout: float | None = None
     orth_depth: int | None = None
+    tables: str | None = None  # a tablebase directory to answer from
 
 
 @dataclass
@@ -135,16 +136,35 @@ def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None, exact:
     return rec
 
 
+_TABLES: dict = {}
+
+
+def _tables(directory: str | None):
+    """The Tablebase of a directory, opened once per process."""
+    if directory is None:
+        return None
+    if directory not in _TABLES:
+        from .tablebase import Tablebase
+
+        _TABLES[directory] = Tablebase(directory)
+    return _TABLES[directory]
+
+
 def solved_record(entry: Entry, options: Options, known: dict | None = None, progress=None) -> tuple[dict, list]:
     """Solve one entry: (its record, the cache rows it produced). ``known``: what the cache
     already proved per side (:class:`CachedSide`), where a longer run starts from;
     ``progress(side, status)`` while the search runs."""
     from .engine import choose_oracle, warm_up
+    from .tablebase import MissingTableError
 
     start = time.perf_counter()
     rec = _base(entry, options)
-    oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
-                           max_memory=options.max_memory)
+    try:
+        oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
+                               max_memory=options.max_memory, tables=_tables(options.tables))
+    except MissingTableError as exc:
+        rec.update(ok=False, error=str(exc), seconds=round(time.perf_counter() - start, 4))
+        return rec, []
     if options.timeout:
         warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
         oracle.deadline = time.monotonic() + options.timeout
@@ -201,6 +221,43 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
     _finish(rec, entry, by_side, orthodox, True)
     rec["seconds"] = 0.0
     return rec, known
+
+
+def table_records(entries: list[Entry], directory: str) -> list[dict]:
+    """Records of entries with a side to move, answered from tables in bulk (one probe of the
+    positions and one of their children per board): value, outcome, depth, best move."""
+    from .tablebase import MissingTableError
+
+    tb = _tables(directory)
+    start = time.perf_counter()
+    out: list = [None] * len(entries)
+    groups: dict = {}
+    for k, entry in enumerate(entries):
+        groups.setdefault((entry.position.board, entry.position.rules.name), []).append(k)
+    for ks in groups.values():
+        positions = [entries[k].position.replace(turn=entries[k].sides[0]) for k in ks]
+        try:
+            answers = tb.answers(positions)
+        except MissingTableError as exc:
+            for k in ks:
+                out[k] = dict(_base(entries[k]), ok=False, error=str(exc), seconds=0.0)
+            continue
+        for k, p, (u, d, move) in zip(ks, positions, answers):
+            entry = entries[k]
+            value = u if p.turn == "x" else -u
+            depth = None if d == float("inf") else int(d)
+            side = entry.sides[0]
+            rec = _base(entry)
+            rec.update(ok=True, sides={side: {"value": value, "outcome": Evaluation(value, depth).outcome,
+                                              "depth": depth, "best_move": p.move_name(move) if move else None}},
+                       engine="tables", states=1)
+            _finish(rec, entry, {side: value}, None)
+            rec["seconds"] = 0.0
+            out[k] = rec
+    per = (time.perf_counter() - start) / max(1, len(entries))
+    for rec in out:
+        rec["seconds"] = round(per, 6)
+    return out
 
 
 def error_record(err: PositionFormatError) -> dict:
@@ -434,6 +491,12 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
                 next_to_write += 1
 
         flush()
+        if options.tables:  # positions with a side to move: in bulk from the tables, here
+            bulk = [job for job in todo if not job[1].is_board]
+            todo = [job for job in todo if job[1].is_board]
+            for (index, _, _), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables)):
+                pending[index] = rec
+            flush()
         if todo:
             results = _solve_all(todo, jobs, live_view)
             for index, rec, rows in results:

@@ -15,6 +15,13 @@ Cases:
   move (value, moves, line), and for the board without a side to move (both sides, stops,
   outcome class, orthodox summary): the second should cost little more than the first.
 - ``perft6``, ``perft7``: perft from ``startpos`` under ``uai`` (leaves counted).
+- ``tables-4x4``: the 4 x 4 tablebase built into a temporary directory (every position,
+  files written), with as many threads as cores.
+- ``tables-4x5`` (opt-in, not in the default list: about an hour): the same for 4 x 5.
+- ``tables-probe``: one million random 4 x 4 positions (either side to move, any number of
+  empty squares) probed from the 4 x 4 tables, in one call (the ``tables probe`` path).
+- ``tables-batch``: ``batch --tables`` on 100,000 random 4 x 4 positions with a side to move
+  (value, depth and best move of each, from the tables in bulk), reading the file included.
 - ``endgames-N`` (``endgames-N-RULES``): the positions of ``positions/endgames-7x7.txt`` with
   N empty squares (under their own rules or RULES), each searched for its exact value, outcome
   first, with a time limit per position; the row counts the positions that ended with a proved
@@ -65,17 +72,21 @@ _SOLVE_RE = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)(?:-(classic|uai|cs61b|jump3
 _ENDGAME_RE = re.compile(r"endgames-([0-9]{1,2})(?:-(classic|uai|cs61b|jump3))?")
 
 
+OPT_IN = ("tables-4x5",)
+
+
 def is_case(name: str) -> bool:
-    """A case :func:`run_case` knows: a listed one, endgames-N, or RxC[-RULES] (a full solve)."""
-    if name in case_names() or _ENDGAME_RE.fullmatch(name):
+    """A case :func:`run_case` knows: a listed or opt-in one, endgames-N[-RULES], or RxC[-RULES] (a full solve)."""
+    if name in case_names() or name in OPT_IN or _ENDGAME_RE.fullmatch(name):
         return True
     m = _SOLVE_RE.fullmatch(name)
     return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
 
 
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
-    return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7"]
-            + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
+    """The default cases (``OPT_IN`` cases run only when named)."""
+    return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7", "tables-4x4", "tables-probe",
+             "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
 
 
 def _peak_bytes() -> int:
@@ -91,11 +102,15 @@ def _warm_up() -> None:
     from .report import solve_entry
     from .rules import CLASSIC, UAI, O, Position, X
 
+    from .tablebase import AtaxxGame
+    from .tiersolver import MemoryStore, TierSolver
+
     p = Position.start(2, 3)
     RetroOracle(p.board, CLASSIC).prepare([p])
     RetroOracle(p.board, UAI).prepare([p.replace(rules=UAI)])  # the solver of counters
     hot = parse_position("x..\n...\n..o").position  # its summary reads options from the graph
     solve_entry(Entry(hot, (X, O)), Analyzer(RetroOracle(hot.board, CLASSIC)))
+    TierSolver(AtaxxGame(p.board), MemoryStore()).solve()
     SearchOracle(p.board, CLASSIC).value(p)
     perft(p, 2)
 
@@ -203,6 +218,80 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
                 "intervals": [[b.lower, b.upper] for b in rows]})
 
 
+def _tables_build(rows: int, cols: int) -> Row:
+    import tempfile
+
+    from .board import Board
+    from .tablebase import build
+    from .tiersolver import LocalExecutor
+
+    with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
+        t = time.perf_counter()
+        report = build(Board(rows, cols), d, executor=LocalExecutor(os.cpu_count() or 1))
+        seconds = time.perf_counter() - t
+    return Row(f"{rows}x{cols} tablebase, full build", "tables", report.positions, seconds, _peak_bytes(),
+               f"{report.entries:,} entries, {report.bytes_on_disk / (1 << 20):,.1f} MiB on disk")
+
+
+def _random_4x4(count: int, seed: int = 1):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    digits = rng.integers(0, 3, (count, 16))
+    x = np.zeros(count, np.uint64)
+    o = np.zeros(count, np.uint64)
+    for sq in range(16):
+        x |= (digits[:, sq] == 1).astype(np.uint64) << np.uint64(sq)
+        o |= (digits[:, sq] == 2).astype(np.uint64) << np.uint64(sq)
+    return x, o
+
+
+def _tables_probe() -> Row:
+    import tempfile
+
+    from .board import Board
+    from .tablebase import Tablebase, build
+    from .tiersolver import LocalExecutor
+
+    count = 1_000_000
+    mine, theirs = _random_4x4(count)
+    with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
+        build(Board(4, 4), d, executor=LocalExecutor(os.cpu_count() or 1))
+        tb = Tablebase(d)
+        tb.probe_codes(Board(4, 4), mine[:10], theirs[:10])  # open the files (checksums) first
+        t = time.perf_counter()
+        tb.probe_codes(Board(4, 4), mine, theirs)
+        seconds = time.perf_counter() - t
+    return Row("4x4 tables, probe random positions", "tables", count, seconds, _peak_bytes(),
+               "one call, checksums checked before")
+
+
+def _tables_batch() -> Row:
+    import tempfile
+
+    from .batch import Options, run_batch
+    from .board import Board
+    from .rules import CLASSIC, Position, X, O
+    from .formats import write_fen
+    from .tablebase import build
+    from .tiersolver import LocalExecutor
+
+    count = 100_000
+    mine, theirs = _random_4x4(count, seed=2)
+    with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
+        build(Board(4, 4), d, executor=LocalExecutor(os.cpu_count() or 1))
+        lines = [write_fen(Position(Board(4, 4), int(m), int(t), X if k % 2 else O, 0, CLASSIC))
+                 for k, (m, t) in enumerate(zip(mine, theirs))]
+        src = Path(d) / "positions.txt"
+        src.write_text("\n\n".join(lines) + "\n")
+        with open(os.devnull, "w") as sink:
+            t = time.perf_counter()
+            summary = run_batch([str(src)], Options(tables=d), jobs=os.cpu_count() or 1, stream=sink)
+            seconds = time.perf_counter() - t
+    return Row("4x4 tables, batch --tables", "tables", summary.solved, seconds, _peak_bytes(),
+               "value, depth and best move per position; reading the file included")
+
+
 def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
     """Run one case in this process (after a warm-up) and return its row."""
     _warm_up()
@@ -212,6 +301,12 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
         return _analysis(*_shape(name), board=name.endswith("-board"))
     if name in ("perft6", "perft7"):
         return _perft(int(name[-1]))
+    if name in ("tables-4x4", "tables-4x5"):
+        return _tables_build(4, 4 if name == "tables-4x4" else 5)
+    if name == "tables-probe":
+        return _tables_probe()
+    if name == "tables-batch":
+        return _tables_batch()
     m = _ENDGAME_RE.fullmatch(name)
     if m:
         return _endgames(int(m.group(1)), timeout, m.group(2))

@@ -29,6 +29,7 @@ from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole,
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
 from .report import report_json, report_text, solve_entry, stop_text
 from .rules import RULE_SETS, O, X, parse_rules, side_name
+from .tablebase import MissingTableError
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 
@@ -98,6 +99,21 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
                    help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
+    p.add_argument("--tables", metavar="DIR",
+                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
+
+
+def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables"):
+    """The Tablebase of --tables, or None; a directory that cannot be used is one line and exit 2."""
+    if directory is None:
+        return None
+    from .tablebase import Tablebase, TableError
+
+    try:
+        return Tablebase(directory)
+    except TableError as exc:
+        print(f"{prog}: {option}: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_INPUT)
 
 
 def solve_parser() -> argparse.ArgumentParser:
@@ -105,7 +121,7 @@ def solve_parser() -> argparse.ArgumentParser:
         prog="ataxx-solve",
         description="Exact values of Ataxx positions. Reads position files (grid, colon grid or FEN; "
                     "several positions separated by blank lines), or standard input when no file is given.",
-        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache ... (each has --help).",
+        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache|tables ... (each has --help).",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
@@ -192,13 +208,20 @@ def solve_command(argv: list[str]) -> int:
         items = read_text(data, "<stdin>", args.format, rules)
     status = EXIT_OK
     solved = 0
+    tables = open_tables(args.tables)
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
             status = max(status, EXIT_INPUT)
             continue
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (args.to_move,))
-        oracle = choose_oracle(item.position, args.engine, max_states=args.max_states, max_memory=args.max_memory)
+        try:
+            oracle = choose_oracle(item.position, args.engine, max_states=args.max_states,
+                                   max_memory=args.max_memory, tables=tables)
+        except MissingTableError as exc:
+            _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
+            status = max(status, EXIT_INPUT)
+            continue
         if args.timeout:
             warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
             oracle.deadline = time.monotonic() + args.timeout
@@ -347,8 +370,9 @@ def bench_command(argv: list[str]) -> int:
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
-                   help=f"cases to run (default: all): {', '.join(bench.case_names())}; endgames-N for "
-                        "the 7 x 7 endgames with N empty squares; RxC[-RULES] for the full solve of any start")
+                   help=f"cases to run (default: all but the opt-in ones): {', '.join(bench.case_names())}; "
+                        f"opt-in: {', '.join(bench.OPT_IN)}; endgames-N[-RULES] for the 7 x 7 endgames with N "
+                        "empty squares; RxC[-RULES] for the full solve of any start")
     p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
@@ -372,6 +396,14 @@ def bench_command(argv: list[str]) -> int:
     if not args.json:
         print(bench.table(rows))
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
+
+
+def _missing_table_text(tables, position) -> str:
+    try:
+        tables.require(position.board, position.rules)
+    except MissingTableError as exc:
+        return str(exc)
+    return ""
 
 
 def _open_cache(args):
@@ -409,8 +441,9 @@ def batch_command(argv: list[str]) -> int:
             why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
             _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
-    cache = _open_cache(args)
-    options = Options(args.engine, args.max_states, args.max_memory, args.timeout)
+    open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
+    cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
+    options = Options(args.engine, args.max_states, args.max_memory, args.timeout, tables=args.tables)
     bar = None
     if show_progress():
         from tqdm import tqdm
@@ -558,7 +591,14 @@ def verify_command(argv: list[str]) -> int:
     if not choices:
         _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
-    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout)
+    tables = open_tables(args.tables, "ataxx-solve verify")
+    if tables is not None:
+        for c in choices:
+            if not tables.covers(c.position.board, c.position.rules):
+                print(f"{c.entry.source}:{c.entry.line}: "
+                      f"{_missing_table_text(tables, c.position)}", file=sys.stderr)
+                return EXIT_INPUT
+    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout, tables=tables)
 
     status_line = StatusLine(None) if sys.stderr.isatty() else None
     done = [0]
@@ -631,7 +671,236 @@ def _signed_interval(st) -> str:
     return signed(st.lower) if st.lower == st.upper else f"{signed(st.lower)}..{signed(st.upper)}"
 
 
-COMMANDS = {"verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+class _TierBars:
+    """One progress bar per tier and phase, on a terminal only."""
+
+    def __init__(self, ntiers: int):
+        from .engine.runtime import progress_bar
+
+        self.make = progress_bar
+        self.ntiers = ntiers
+        self.key = None
+        self.bar = None
+
+    def __call__(self, tier, phase, done, total):
+        if (tier, phase) != self.key:
+            self.close()
+            self.key = (tier, phase)
+            self.bar = self.make(f"tier {tier}/{self.ntiers - 1} {phase}", "pos", total=total)
+            self.bar.__enter__()
+        self.bar.update_to(done)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def tables_command(argv: list[str]) -> int:
+    from .tablebase import TableError, dense_index, parse_board_name
+
+    p = argparse.ArgumentParser(
+        prog="ataxx-solve tables",
+        description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
+                    "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
+                    "value and depth of positions from the tables; check: verify every stored value against the "
+                    "moves; info: what DIR holds.")
+    p.add_argument("action", choices=("build", "probe", "check", "info"))
+    p.add_argument("args", nargs="*", metavar="BOARD|FILE",
+                   help="build/check: the board, ROWSxCOLS (e.g. 4x5); probe: position files (default: standard input)")
+    p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
+    p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
+    p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
+                   help="threads for build and check (default: the number of cores)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="build or check on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+    p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
+    p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
+    p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
+    args = p.parse_intermixed_args(argv)
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO, stream=sys.stderr)
+    if args.action == "probe":
+        return _tables_probe(args)
+    if args.action == "info":
+        return _tables_info(args)
+    if len(args.args) != 1:
+        p.error(f"{args.action} takes one board, ROWSxCOLS")
+    try:
+        board = parse_board_name(args.args[0], args.blocks)
+        index = dense_index(board)
+    except (ValueError, TableError) as exc:
+        p.error(f"argument BOARD: {exc}")
+    from .tiersolver import LocalExecutor
+
+    bars = _TierBars(index.n + 1)
+    try:
+        if args.cluster:
+            from .cluster import ClusterError, cluster_for
+
+            try:
+                context = cluster_for(args.cluster)
+                executor = context.__enter__()
+            except ClusterError as exc:
+                print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+                return EXIT_INPUT
+        else:
+            context, executor = None, LocalExecutor(args.jobs)
+        try:
+            if args.action == "build":
+                return _tables_build(board, args.dir, executor, bars)
+            return _tables_check(board, args.dir, executor, bars, _tier_range(p, args.tiers, index.n))
+        finally:
+            bars.close()
+            executor.close()
+            if context is not None:
+                context.__exit__(None, None, None)
+    except TableError as exc:
+        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+
+
+def _tables_build(board, directory, executor, bars) -> int:
+    import signal
+
+    from .tablebase import board_name, build
+
+    stop = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
+    previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
+    t = time.perf_counter()
+    try:
+        report = build(board, directory, executor=executor, progress=bars, should_stop=lambda: bool(stop))
+    except KeyboardInterrupt:
+        bars.close()
+        print(f"ataxx-solve tables: interrupted; the finished tiers are in {directory}: run the same command "
+              "again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    bars.close()
+    print(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} already there; "
+          f"{report.entries:,} entries, {report.positions:,} positions solved in {time.perf_counter() - t:.1f} s; "
+          f"{report.bytes_on_disk / (1 << 20):,.1f} MiB in {directory}")
+    return EXIT_OK
+
+
+def _tier_range(p, text: str | None, n: int) -> list[int]:
+    if text is None:
+        return list(range(n + 1))
+    a, _, b = text.partition("-")
+    try:
+        lo, hi = int(a), int(b or a)
+    except ValueError:
+        p.error(f"argument --tiers: {text!r} is not a range like 0-4")
+    if not 0 <= lo <= hi <= n:
+        p.error(f"argument --tiers: tiers go from 0 to {n}, not {text}")
+    return list(range(lo, hi + 1))
+
+
+def _tables_check(board, directory, executor, bars, tiers) -> int:
+    from .tablebase import DirectoryStore, AtaxxGame, board_name
+    from .tiersolver import verify
+
+    store = DirectoryStore(directory, board)
+    game = AtaxxGame(board)
+    needed = sorted({t for t in tiers} | {c for t in tiers for c in game.child_tiers(t)})
+    missing = [t for t in needed if not store.has(t)]
+    if missing:
+        print(f"ataxx-solve tables: {directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}",
+              file=sys.stderr)
+        return EXIT_INPUT
+    t = time.perf_counter()
+    report = verify(game, store, executor=executor, progress=bars, tiers=tiers)
+    bars.close()
+    span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < len(game.tiers()) else "all tiers"
+    print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
+          f"{report.failures:,} failures")
+    for tier, number in report.first:
+        print(f"  first failure in tier {tier}: number {number}")
+    return EXIT_OK if report.failures == 0 else EXIT_FAILED
+
+
+def _tables_info(args) -> int:
+    from .tablebase import board_name
+
+    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    for key, board in sorted(tb.boards.items()):
+        files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
+        size = sum(f.path.stat().st_size for _, f in files)
+        entries = sum(f.entries for _, f in files)
+        print(f"{board_name(board)}: tiers {', '.join(str(t) for t, _ in files)}; {entries:,} entries, "
+              f"{size / (1 << 20):,.1f} MiB")
+    return EXIT_OK
+
+
+def _tables_probe(args) -> int:
+    from .engine.tables import mover_bits
+    from .tablebase import MissingTableError, decode
+
+    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    if args.args:
+        items = [item for f in args.args for item in read_file(f, "auto")]
+    else:
+        items = read_text(sys.stdin.buffer.read(), "<stdin>", "auto")
+    status = EXIT_OK
+    todo = []
+    for item in items:
+        if isinstance(item, PositionFormatError):
+            print(str(item), file=sys.stderr)
+            status = EXIT_INPUT
+            continue
+        for side in item.sides:
+            todo.append((item, item.position.replace(turn=side)))
+    t = time.perf_counter()
+    results: dict = {}
+    by_board: dict = {}
+    for k, (item, q) in enumerate(todo):
+        by_board.setdefault((q.board, q.rules.name), []).append(k)
+    for (board, _rules), ks in by_board.items():
+        try:
+            tb.require(board, todo[ks[0]][1].rules)
+        except MissingTableError as exc:
+            for k in ks:
+                results[k] = str(exc)
+            continue
+        import numpy as np
+
+        bits = [mover_bits(todo[k][1]) for k in ks]
+        codes = tb.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
+                               np.array([b[1] for b in bits], np.uint64))
+        for k, c in zip(ks, codes.tolist()):
+            results[k] = decode(c)
+    seconds = time.perf_counter() - t
+    out = []
+    refused = set()
+    for k, (item, q) in enumerate(todo):
+        r = results[k]
+        if isinstance(r, str):
+            if (item.source, item.line) not in refused:
+                refused.add((item.source, item.line))
+                print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
+            status = EXIT_INPUT
+            continue
+        u, d = r
+        value = u if q.turn == X else -u
+        over = q.result()
+        depth = None if d == float("inf") else int(d)
+        if args.json:
+            out.append(json.dumps({"source": item.source, "line": item.line, "fen": write_fen(q), "value": value,
+                                   "depth": depth, "over": over is not None}))
+        else:
+            out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
+    if out:
+        print("\n".join(out))
+    n = sum(not isinstance(r, str) for r in results.values())
+    print(f"probed {n:,} positions in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
+          file=sys.stderr)
+    return status
+
+
+COMMANDS = {"tables": tables_command, "verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
 
 
 def _drop_stdout() -> None:

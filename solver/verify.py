@@ -224,8 +224,9 @@ class Verifier:
     """Judges choices, one oracle per board and rule set (so solved positions are shared)."""
 
     def __init__(self, engine: str = "auto", max_states: int | None = None, max_memory: int | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, tables=None):
         self.engine, self.max_states, self.max_memory, self.timeout = engine, max_states, max_memory, timeout
+        self.tables = tables
         self.analyzers: dict = {}
         self.unsettled = 0
         self.progress = None  # called with the search's status while it runs
@@ -233,7 +234,8 @@ class Verifier:
     def analyzer(self, p: Position) -> Analyzer:
         key = (p.board, p.rules.name)
         if key not in self.analyzers:
-            oracle = choose_oracle(p, self.engine, max_states=self.max_states, max_memory=self.max_memory)
+            oracle = choose_oracle(p, self.engine, max_states=self.max_states, max_memory=self.max_memory,
+                                   tables=self.tables)
             if self.timeout:
                 warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
             if hasattr(oracle, "progress"):

@@ -57,12 +57,18 @@ def choose_engine(position: Position, max_memory: int | None = None) -> str:
 
 
 def choose_oracle(position: Position, engine: str = "auto", max_states: int | None = None,
-                  max_memory: int | None = None, deadline: float | None = None):
+                  max_memory: int | None = None, deadline: float | None = None, tables=None):
     """An oracle for ``position`` and positions on the same board under the same rules.
 
     ``max_states``: stop when more positions would be solved (retro, reference) or more
     nodes searched (search); ``max_memory`` in bytes; ``deadline`` a time.monotonic() value.
+    ``tables``: a :class:`solver.tablebase.Tablebase` to answer from instead of an engine
+    (raises :class:`solver.tablebase.MissingTableError` when it does not cover the position).
     """
+    if tables is not None:
+        from ..tablebase import TableOracle
+
+        return TableOracle(tables, position.board, position.rules)
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if engine == "auto":

@@ -98,6 +98,16 @@ def gen_moves_at(mine, theirs, playable, adj, jmp, out, off):
 
 
 @njit(cache=True)
+def moves_or_pass(mine, theirs, playable, adj, jmp, out):
+    """Like :func:`gen_moves`, but a mover without a move gets the pass (-1): returns >= 1."""
+    n = gen_moves(mine, theirs, playable, adj, jmp, out)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
+
+
+@njit(cache=True)
 def play(mine, theirs, code, adj):
     """The position after the move, from the next mover's side: (next mine, next theirs)."""
     if code < 0:

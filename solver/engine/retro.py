@@ -21,7 +21,9 @@
    Then k = 0: a position whose every remaining child is a finished draw is a
    draw with 1 + the greatest of their depths. What is left is a draw by infinite
    play (depth INF): from it, neither side can force the game to end without
-   giving the other more than 0.
+   giving the other more than 0. The rule applied to each event (:func:`settle`)
+   is shared with the tablebases' tier solver (:mod:`.tier_kernels`), which
+   resolves a tier the same way from generated un-moves instead of stored edges.
 
 **One growing solution.** The oracle keeps a single table. A position asked
 for later that is not in it (the same board with the other side to move, say)
@@ -42,7 +44,8 @@ from numba import njit
 
 from .bits import popcount, prefetch
 from .counters import ENTRY_BYTES, entry_at, solve_tiers
-from .kernels import canonical, game_status, gen_moves, grow, key_hash, next_counter, play
+from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, next_counter, play
+from .tier_kernels import counting_order, settle
 
 INF = np.int32(1 << 30)
 NOT_FINAL = np.int16(1000)  # ``final`` of a position whose game is not over
@@ -196,10 +199,7 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
             final[s - known] = score
         else:
             final[s - known] = NOT_FINAL
-            nchildren = gen_moves(m, t, playable, adj, jmp, moves)
-            if nchildren == 0:
-                moves[0] = -1
-                nchildren = 1
+            nchildren = moves_or_pass(m, t, playable, adj, jmp, moves)
             if edges + nchildren > ecap:
                 while edges + nchildren > ecap:
                     ecap *= 2
@@ -268,42 +268,6 @@ def order_by_tier(known, n, k1, k2, k3, final, start, child, table, playable):
 
 
 @njit(cache=True)
-def _settle(j, w, d, t0, value, depth, cnt, fifo, tail):
-    """A child of position t0 + j resolved with value w (its mover's side) at depth d.
-    Returns the new queue length. Unresolved positions have depth -1."""
-    s = t0 + j
-    if depth[s] >= 0:
-        return tail
-    if w < 0:  # the child's mover loses: moving there wins
-        value[s] = -w
-        depth[s] = d + 1
-        fifo[tail] = j
-        return tail + 1
-    cnt[j] -= 1
-    if cnt[j] == 0:  # every move leads where the opponent has at least w (or, for w = 0, a draw)
-        value[s] = -w
-        depth[s] = d + 1
-        fifo[tail] = j
-        return tail + 1
-    return tail
-
-
-@njit(cache=True)
-def _counting_order(keys, nkeys):
-    """Stable order of ``keys`` (ints in 0 .. nkeys - 1)."""
-    count = np.zeros(nkeys + 1, np.int64)
-    for k in keys:
-        count[k + 1] += 1
-    for i in range(nkeys):
-        count[i + 1] += count[i]
-    out = np.empty(keys.shape[0], np.int64)
-    for i in range(keys.shape[0]):
-        out[count[keys[i]]] = i
-        count[keys[i]] += 1
-    return out
-
-
-@njit(cache=True)
 def _solve_tier(t0, t1, base, final, start, child, value, depth):
     """Solve positions t0 .. t1 - 1 (one tier); ``final`` and ``start`` are indexed by s - base,
     ``value`` and ``depth`` globally (children outside the tier are solved already)."""
@@ -353,11 +317,11 @@ def _solve_tier(t0, t1, base, final, start, child, value, depth):
                 maxdepth = max(maxdepth, np.int64(depth[c]))
                 ne += 1
     # Events from earlier tiers: by |value| downwards, then depth upwards (two counting sorts).
-    by_depth = _counting_order(ext_depth.astype(np.int64), maxdepth + 1)
+    by_depth = counting_order(ext_depth.astype(np.int64), maxdepth + 1)
     kkeys = np.empty(ne, np.int64)
     for i in range(ne):
         kkeys[i] = 64 - abs(ext_val[by_depth[i]])
-    eorder = by_depth[_counting_order(kkeys, 65)]
+    eorder = by_depth[counting_order(kkeys, 65)]
     terms = np.empty(nterm, np.int64)
     tkeys = np.empty(nterm, np.int64)
     t = 0
@@ -366,7 +330,7 @@ def _solve_tier(t0, t1, base, final, start, child, value, depth):
             terms[t] = s - t0
             tkeys[t] = 64 - abs(np.int64(final[s - base]))
             t += 1
-    torder = terms[_counting_order(tkeys, 65)]
+    torder = terms[counting_order(tkeys, 65)]
 
     fifo = np.empty(L, np.int32)
     pe = 0
@@ -388,11 +352,11 @@ def _solve_tier(t0, t1, base, final, start, child, value, depth):
                 w = np.int64(value[t0 + j])
                 d = np.int64(depth[t0 + j])
                 for x in range(rstart[j], rstart[j + 1]):
-                    tail = _settle(rev[x], w, d, t0, value, depth, cnt, fifo, tail)
+                    tail = settle(rev[x], w, d, t0, value, depth, cnt, fifo, tail)
             else:
                 e = eorder[pe]
                 pe += 1
-                tail = _settle(ext_parent[e], np.int64(ext_val[e]), np.int64(ext_depth[e]), t0, value, depth,
+                tail = settle(ext_parent[e], np.int64(ext_val[e]), np.int64(ext_depth[e]), t0, value, depth,
                                cnt, fifo, tail)
         pe = end
     for s in range(t0, t1):

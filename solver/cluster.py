@@ -1,0 +1,120 @@
+"""Running the tier solver on a Dask cluster (the optional ``cluster`` extra).
+
+Why Dask rather than Ray: the solver's work is plain functions over numpy arrays
+(a chunk of a tier in, a summary out), which is what ``Client.submit`` and
+``Client.scatter`` do with no actors or object store to manage; Dask installs from
+PyPI as pure Python (no large binary wheels), starts a :class:`LocalCluster` in a
+second or two (so the test suite can run a real two-worker cluster), and a
+multi-node cluster is one ``dask scheduler`` plus one ``dask worker ADDRESS`` per
+node. Ray would do as well but weighs far more to install and start.
+
+What runs where: the driver (the process calling :class:`solver.tiersolver.TierSolver`)
+owns the tier being solved; each worker scans chunks of it against the child tier
+(shipped once per tier with ``scatter``) and computes the un-moves of chunks of each
+frontier. The game object travels as its board; each worker builds the index once.
+
+Dask is imported only here, and only when a cluster is asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+
+LOGGER = logging.getLogger(__name__)
+
+
+class ClusterError(RuntimeError):
+    """Dask is missing or the cluster cannot be reached."""
+
+
+def _dask():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError("the cluster needs Dask: pip install 'ataxx-solver[cluster]' "
+                           "(or: pip install 'dask[distributed]')") from None
+    return distributed
+
+
+class DaskExecutor:
+    """The tier solver's executor on a Dask client: ``map`` keeps a bounded number of tasks in
+    flight and yields results in order; ``share`` scatters data to every worker once."""
+
+    def __init__(self, client, in_flight_per_worker: int = 2):
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        self.window = in_flight_per_worker * self.workers
+
+    def share(self, obj):
+        if isinstance(obj, list):
+            return [self.client.scatter(x, broadcast=True) for x in obj]
+        return self.client.scatter(obj, broadcast=True)
+
+    def map(self, fn, jobs):
+        pending = []
+        for job in jobs:
+            pending.append(self.client.submit(fn, *job, pure=False))
+            if len(pending) >= self.window:
+                yield pending.pop(0).result()
+        for f in pending:
+            yield f.result()
+
+    def close(self) -> None:
+        pass
+
+
+class LocalDaskCluster:
+    """A Dask cluster of ``workers`` processes on this machine (a context manager), with its
+    executor: ``with LocalDaskCluster(2) as ex: TierSolver(game, store, executor=ex)``."""
+
+    def __init__(self, workers: int = 2, threads_per_worker: int = 1, memory_limit: str | int = "auto"):
+        self.args = dict(n_workers=workers, threads_per_worker=threads_per_worker, memory_limit=memory_limit,
+                         processes=True, dashboard_address=None)
+        self.cluster = self.client = None
+
+    def __enter__(self) -> DaskExecutor:
+        distributed = _dask()
+        self.cluster = distributed.LocalCluster(**self.args)
+        self.client = distributed.Client(self.cluster)
+        return DaskExecutor(self.client)
+
+    def __exit__(self, *exc):
+        if self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+        return False
+
+
+class RemoteDaskCluster:
+    """An existing Dask scheduler (``tcp://host:8786``), as a context manager giving an executor."""
+
+    def __init__(self, address: str):
+        self.address = address
+        self.client = None
+
+    def __enter__(self) -> DaskExecutor:
+        distributed = _dask()
+        try:
+            self.client = distributed.Client(self.address, timeout=30)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+        return DaskExecutor(self.client)
+
+    def __exit__(self, *exc):
+        if self.client is not None:
+            self.client.close()
+        return False
+
+
+def cluster_for(spec: str):
+    """``local:N`` (N worker processes here) or a scheduler address."""
+    if spec.startswith("local:"):
+        try:
+            n = int(spec[len("local:"):])
+        except ValueError:
+            raise ClusterError(f"{spec!r}: write local:N with N the number of workers") from None
+        if n < 1:
+            raise ClusterError(f"{spec!r}: at least one worker")
+        return LocalDaskCluster(n)
+    return RemoteDaskCluster(spec)
