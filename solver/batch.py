@@ -223,7 +223,7 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
     return rec, known
 
 
-def table_records(entries: list[Entry], directory: str) -> list[dict]:
+def table_records(entries: list[Entry], directory: str, options: Options) -> list[dict]:
     """Records of entries with a side to move, answered from tables in bulk (one probe of the
     positions and one of their children per board): value, outcome, depth, best move."""
     from .tablebase import MissingTableError
@@ -240,18 +240,22 @@ def table_records(entries: list[Entry], directory: str) -> list[dict]:
             answers = tb.answers(positions)
         except MissingTableError as exc:
             for k in ks:
-                out[k] = dict(_base(entries[k]), ok=False, error=str(exc), seconds=0.0)
+                out[k] = dict(_base(entries[k], options), ok=False, error=str(exc), seconds=0.0)
             continue
         for k, p, (u, d, move) in zip(ks, positions, answers):
             entry = entries[k]
             value = u if p.turn == "x" else -u
             depth = None if d == float("inf") else int(d)
             side = entry.sides[0]
-            rec = _base(entry)
-            rec.update(ok=True, sides={side: {"value": value, "outcome": Evaluation(value, depth).outcome,
-                                              "depth": depth, "best_move": p.move_name(move) if move else None}},
+            rec = _base(entry, options)
+            best = p.move_name(move) if move else None
+            rec.update(sides={side: {"lower": value, "upper": value, "exact": True, "value": value,
+                                     "outcome": Evaluation(value, depth).outcome, "depth": depth,
+                                     "best_move": best}},
                        engine="tables", states=1)
-            _finish(rec, entry, {side: value}, None)
+            if best is not None:
+                rec["sides"][side]["best_move_bound"] = {"lower" if side == X else "upper": value}
+            _finish(rec, entry, {side: (value, value)}, None, True)
             rec["seconds"] = 0.0
             out[k] = rec
     per = (time.perf_counter() - start) / max(1, len(entries))
@@ -494,7 +498,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
         if options.tables:  # positions with a side to move: in bulk from the tables, here
             bulk = [job for job in todo if not job[1].is_board]
             todo = [job for job in todo if job[1].is_board]
-            for (index, _, _), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables)):
+            for (index, *_), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables, options)):
                 pending[index] = rec
             flush()
         if todo:
