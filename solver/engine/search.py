@@ -84,7 +84,11 @@ cut is a win). A line is cut at once when it cannot end before the horizon
 
 The transposition table
 -----------------------
-Buckets of four 32-byte entries (two cache lines). An entry holds the canonical
+Two tables of the same entries: nodes a few plies from the horizon (most nodes,
+each cheap) use a small table that stays in the processor's cache, the others a
+large one sized by the memory budget; which table only decides what is kept
+where, never what a bound means. Buckets of four 32-byte entries (two cache
+lines). An entry holds the canonical
 key (mover's pieces, other pieces, counter), the proved lower and upper bounds
 on the mover's score, one bound that holds only for a cut game (value, plies
 left, kind), the best move, and the log2 of the nodes its search took. A store
@@ -490,7 +494,8 @@ def _etc(m, t, c, moff, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, cloc
 
 @njit(cache=True, nogil=True)
 def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_kind, playable, adj, jmp, reach,
-                canon, symperm, syminv, rules, tt, ttflat, ck, ci, history, stats, abort, max_stack, etc_left):
+                canon, symperm, syminv, rules, tt, ttflat, ttn, near_left, ck, ci, history, stats, abort, max_stack,
+                etc_left):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
     ``horizon`` > 0 cuts the game after that many plies, the cut scoring
@@ -507,6 +512,7 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
     stats[S_STOP] = 0
     node_limit = stats[S_NODE_LIMIT]
     nbmask = tt.shape[0] // BUCKET - 1
+    nbmask_n = ttn.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
     cap = 256
     fr = np.zeros((cap, NF), np.int64)
@@ -558,9 +564,11 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             empties = np.int64(popcount(playable & ~(m | t)))
             left = horizon - ply if horizon > 0 else np.int64(0)
             cutw = np.int64(0) if horizon == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
-            base = _bucket(cm, ct, nbmask)
             stats[S_PROBES] += 1
-            tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, probe)
+            if horizon > 0 and left <= near_left:  # near the cut: the small table, which stays in the cache
+                tt_probe(ttn, _bucket(cm, ct, nbmask_n), cm, ct, c, clock_kind, left, cutw, probe)
+            else:
+                tt_probe(tt, _bucket(cm, ct, nbmask), cm, ct, c, clock_kind, left, cutw, probe)
             lo = probe[0]
             hi = probe[1]
             tt_move = probe[2]
@@ -690,8 +698,10 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
                 ret_dep = NONE
                 state = RETURNED
                 continue
-            if horizon > 0 and (ply + 1 >= horizon or
-                                horizon - ply - 1 < min_plies_to_end(nm, nt, nc, playable, reach, rules)):
+            # (the game cannot last fewer plies than it has empty squares: skip the bound when that is enough)
+            if horizon > 0 and (ply + 1 >= horizon or (
+                    horizon - ply - 1 < np.int64(popcount(playable & ~(nm | nt)))
+                    and horizon - ply - 1 < min_plies_to_end(nm, nt, nc, playable, reach, rules))):
                 stats[S_HCUTS] += 1  # every line from the child reaches the cut first
                 ret_score = -horizon_score if ply % 2 == 0 else horizon_score
                 ret_dep = NONE
@@ -792,9 +802,14 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             ptop = pst
         if dq == NONE:
             stats[S_STORES] += 1
-            tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
-                     best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
-                     best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+            if horizon > 0 and left <= near_left:
+                tt_store(ttn, _bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], fr[ply, F_C],
+                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
+                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+            else:
+                tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
+                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
+                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
         elif ptop < pcap:
             e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
             if e >= 0:
@@ -863,7 +878,9 @@ def value_threshold(k: int) -> int:
 
 
 HORIZON_LIMIT = 64
-ETC_LEFT = 4  # enhanced transposition cut-offs at nodes with at least this many plies left
+ETC_LEFT = 10  # enhanced transposition cut-offs at nodes with at least this many plies left (measured)
+NEAR_LEFT = 8  # nodes with at most this many plies to the horizon use the small table (ETC_LEFT > NEAR_LEFT + 1)
+NEAR_TABLE_BITS = 17  # 4 MiB
 HORIZON_STEP = 2
 HORIZON_SPAN = 6
 HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
@@ -946,6 +963,12 @@ class SearchOracle:
                 tt_bits += 1
             tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
         self.tt = large_zeros((1 << tt_bits, ENTRY_WORDS), np.uint64)
+        # Nodes a few plies from the horizon (most of them, each cheap to search again) use a small
+        # table that stays in the processor's cache; the large one keeps the costly results. Measured
+        # on the 7 x 7 endgames: the same nodes within 3%, and twice the nodes per second.
+        near_bits = min(tt_bits - 2, NEAR_TABLE_BITS)
+        self.near_left = NEAR_LEFT if near_bits >= 10 else 0
+        self.ttn = np.zeros((1 << max(near_bits, 2), ENTRY_WORDS), np.uint64)
         c_bits = max(10, min(20, tt_bits - 4))
         self.ck = large_zeros((1 << c_bits, 2), np.uint64)
         self.ci = large_zeros((1 << c_bits, NC), np.int64)
@@ -1033,7 +1056,7 @@ class SearchOracle:
             r = run.call(search_test, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s),
                          np.int64(horizon), np.int64(horizon_score), self.loopy, np.int64(self.clock_kind),
                          T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules, self.tt,
-                         self.tt.reshape(-1), self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
+                         self.tt.reshape(-1), self.ttn, np.int64(self.near_left), self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
                          np.int64(self.etc_left),
                          deadline=self.deadline, on_tick=self._tick)
         except KeyboardInterrupt:
