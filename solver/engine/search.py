@@ -877,7 +877,7 @@ def value_threshold(k: int) -> int:
     return k * int(M) - int(HALF)
 
 
-HORIZON_LIMIT = 64
+HORIZON_LIMIT = 255  # the largest horizon before the search without one (plies left fit a byte)
 ETC_LEFT = 10  # enhanced transposition cut-offs at nodes with at least this many plies left (measured)
 NEAR_LEFT = 8  # nodes with at most this many plies to the horizon use the small table (ETC_LEFT > NEAR_LEFT + 1)
 NEAR_TABLE_BITS = 17  # 4 MiB
