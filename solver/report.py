@@ -69,6 +69,7 @@ class BoardResult:
     stops: tuple[int, int] | None
     outcome_class: str | None
     summary: Summary | None
+    stopped: str | None = None  # why the summary was not computed, when a limit stopped it
 
     @property
     def orthodox(self) -> Game | None:
@@ -266,14 +267,15 @@ def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None 
     if len(sides) == 2:
         a, b = results[0].interval, results[1].interval
         stops = (a.lower, b.lower) if a.exact and b.exact else None
-        orth = None
+        orth = why = None
         if stops is not None and stopped is None and not outcome_only:
             try:
                 orth = analyzer.summary(entry.position)
             except (LimitError, KeyboardInterrupt) as exc:
+                why = str(exc) or _STOP_REASONS[_stop_reason(exc)]
                 if isinstance(exc, KeyboardInterrupt):
                     results[0].stopped = results[0].stopped or "interrupt"
-        board = BoardResult(stops, proved_outcome_class(a, b), orth)
+        board = BoardResult(stops, proved_outcome_class(a, b), orth, why)
     failures = check_expect(entry, results, board)
     return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
                   getattr(oracle, "unit", "positions"))
@@ -435,7 +437,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
         if board.summary is not None:
             out.extend(summary_text(board.summary, orth_tree))
         else:
-            out.append("orthodox summary: not computed")
+            out.append("orthodox summary: not computed" + (f" (stopped: {board.stopped})" if board.stopped else ""))
     for f in report.expect_failures:
         out.append(f"EXPECT FAILED: {f}")
     if e.expect and not report.expect_failures:
