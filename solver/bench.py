@@ -329,7 +329,7 @@ def run_in_subprocess(name: str, timeout: float) -> Row:
 
 def row_json(row: Row) -> dict:
     d = dict(row.__dict__)
-    d["times"] = [None if x == float("inf") else round(x, 4) for x in row.times]
+    d["times"] = [None if x is None or x == float("inf") else round(x, 4) for x in row.times]
     return d
 
 
