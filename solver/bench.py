@@ -185,7 +185,7 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     entries = [e for e in read_file(str(ENDGAME_FILE)) if not isinstance(e, Exception)
                and e.position.empty.bit_count() == empties]
     rows, times = [], []
-    nodes = probes = hits = 0
+    nodes = probes = hits = cuts = first = 0
     cpu = 0.0
     for e in entries:
         p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
@@ -196,6 +196,7 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
         cpu += time.process_time() - c0
         st = oracle.counters()
         nodes, probes, hits = nodes + st["nodes"], probes + st["probes"], hits + st["hits"]
+        cuts, first = cuts + st["cutoffs"], first + st["first_move_cutoffs"]
         rows.append(b)
         times.append(b.seconds if b.exact else float("inf"))
     n = len(rows)
@@ -209,12 +210,13 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     note = (f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); "
             f"exact {len(exact)}/{n} ({med(exact)}, max {max(exact):.1f} s); " if exact else
             f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); exact 0/{n}; ")
-    note += f"{nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s cpu; table hits {hits / probes if probes else 0:.0%}"
+    note += (f"{nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s cpu; table hits {hits / probes if probes else 0:.0%}; "
+             f"cut-offs by the first move {first / cuts if cuts else 0:.0%}")
     name = f"7x7 endgames, {empties} empties" + (f", {rules_name}" if rules_name else "")
     return Row(name, "search", nodes, cpu, _peak_bytes(), note, times,
                {"positions": n, "with_move": with_move, "outcome": len(outcome), "exact": len(exact),
                 "outcome_seconds": outcome, "exact_seconds": exact, "nodes": nodes, "cpu": cpu,
-                "probes": probes, "hits": hits, "timeout": timeout,
+                "probes": probes, "hits": hits, "cutoffs": cuts, "first_move_cutoffs": first, "timeout": timeout,
                 "intervals": [[b.lower, b.upper] for b in rows]})
 
 
