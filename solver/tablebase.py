@@ -13,6 +13,8 @@
   ``probe(position)`` raises :class:`MissingTableError` when the tables do not cover
   the position, ``get(position, default)`` returns the default instead.
 - :class:`TableOracle` answers the analysis (``solve``, ``batch``, ``verify``) from them.
+- :func:`compare_with_retro` and :func:`compare_with_search` check a directory's tables
+  against the engines (``ataxx-solve tables compare``).
 
 What a table stores: per position two bytes, the value (the mover's margin) and the
 depth (plies to the end along preferred moves, SPEC section 4, or "infinite" for a
@@ -37,17 +39,21 @@ import json
 import logging
 import math
 import os
+import random
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .board import Board
-from .rules import CLASSIC, Position, Rules
+from .oracle import Oracle
+from .rules import CLASSIC, O, Position, Rules, X
 
 LOGGER = logging.getLogger(__name__)
 
@@ -722,12 +728,13 @@ def _permute_bits(words: np.ndarray, perm: list[int]) -> np.ndarray:
     return out
 
 
-class TableOracle:
-    """The analysis's oracle (``lookup``, ``lookup_many``, ``prepare``, ``states``) from tables."""
+class TableOracle(Oracle):
+    """The oracle contract (:class:`solver.oracle.Oracle`) answered from tables."""
 
     name = "tables"
 
     def __init__(self, tablebase: Tablebase, board: Board, rules: Rules = CLASSIC):
+        super().__init__()
         tablebase.require(board, rules)
         self.tablebase = tablebase
 
@@ -744,6 +751,96 @@ class TableOracle:
 
     def lookup_many(self, positions: list[Position]) -> list[tuple[int, float]]:
         return self.tablebase.probe_many(positions)
+
+
+# -- cross-checks -----------------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    """Tables against an engine: positions compared, how many disagree (value, or value and
+    depth), the first that does, and the seconds taken."""
+
+    against: str
+    positions: int
+    disagreements: int
+    first: Position | None
+    seconds: float
+
+
+def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) -> Comparison:
+    """Every position of ``board`` (or, with ``start``, every position reachable from the
+    standard start with either side to move): the value and depth the tables store against the
+    retro engine's (:mod:`solver.engine.retro`)."""
+    # Start-up: the compiled engine loads numba; only this command needs it here.
+    from .engine.retro import RetroOracle
+    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS
+
+    t0 = time.perf_counter()
+    retro = RetroOracle(board, CLASSIC)
+    if start:
+        x, o = Position.start(board.rows, board.cols).x, Position.start(board.rows, board.cols).o
+        root = Position(board, x & board.playable, o & board.playable, X, 0, CLASSIC)
+        retro.prepare([root, root.replace(turn=O)])
+        mine, theirs = retro.k1[:retro.n].copy(), retro.k2[:retro.n].copy()
+    else:
+        index = dense_index(board)
+        found = [index.position(e, i) for e in range(index.n + 1) for i in range(index.tier_size(e))]
+        mine = np.array([m for m, _, ok in found if ok], np.uint64)
+        theirs = np.array([t for _, t, ok in found if ok], np.uint64)
+    counters = np.zeros(mine.shape[0], np.int64)
+    value, depth = retro.values(mine, theirs, counters)
+    codes = tablebase.probe_codes(board, mine, theirs).astype(np.int64)
+    stored_value = (codes >> DEPTH_BITS) - VALUE_BIAS
+    stored_depth = codes & DEPTH_INF
+    infinite = depth >= 1 << 30  # the retro engine's depth of a draw by infinite play
+    bad = (stored_value != value) | np.where(infinite, stored_depth != DEPTH_INF, stored_depth != depth)
+    first = None
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        first = Position(board, int(mine[j]), int(theirs[j]), X, 0, CLASSIC)
+    return Comparison("retro", int(mine.shape[0]), int(bad.sum()), first, time.perf_counter() - t0)
+
+
+def random_positions(board: Board, count: int, empty: tuple[int, int], seed: int) -> list[Position]:
+    """``count`` random positions of ``board`` that are not over: each playable square X or O,
+    then ``empty[0]`` to ``empty[1]`` of them emptied, either side to move (seeded)."""
+    rng = random.Random(seed)
+    squares = [sq for sq in range(board.size) if not board.is_block(sq)]
+    out: list[Position] = []
+    while len(out) < count:
+        emptied = set(rng.sample(squares, rng.randint(*empty)))
+        x = o = 0
+        for sq in squares:
+            if sq not in emptied:
+                if rng.random() < 0.5:
+                    x |= 1 << sq
+                else:
+                    o |= 1 << sq
+        q = Position(board, x, o, rng.choice((X, O)), 0, CLASSIC)
+        if not q.is_over():
+            out.append(q)
+    return out
+
+
+def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, empty: tuple[int, int] = (1, 4),
+                        seed: int = 13, progress: Callable[[int], None] | None = None) -> Comparison:
+    """Random positions of ``board`` with few empty squares (:func:`random_positions`): the
+    value the tables store against the search engine's (:mod:`solver.engine.search`).
+    ``progress(k)`` after each position searched."""
+    from .engine.search import SearchOracle  # start-up, as in compare_with_retro
+
+    t0 = time.perf_counter()
+    positions = random_positions(board, count, empty, seed)
+    stored = [v for v, _ in tablebase.probe_many(positions)]
+    search = SearchOracle(board, CLASSIC)
+    first, bad = None, 0
+    for k, (q, v) in enumerate(zip(positions, stored), start=1):
+        if search.value(q) != v:
+            bad += 1
+            first = first or q
+        if progress is not None:
+            progress(k)
+    return Comparison("search", len(positions), bad, first, time.perf_counter() - t0)
 
 
 def tier_sizes(board: Board) -> list[int]:
