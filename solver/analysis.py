@@ -326,6 +326,7 @@ class Analyzer:
             if max_plies is not None and len(moves) >= max_plies:
                 break
             m = self.best_move(cur)
+            assert m is not None  # the game is not over: there is a legal move, the pass included
             cur = cur.push(m)
             moves.append(m)
             if cur in seen:
@@ -355,7 +356,7 @@ class Analyzer:
         start = board.replace(turn=side)
         found: dict[tuple, Option] = {}
         seen: set = set()
-        frontier = [(start, [])]  # positions with ``side`` to move, and the moves that led there
+        frontier: list[tuple[Position, list[Move]]] = [(start, [])]  # positions with ``side`` to move, and the moves that led there
         while frontier:
             children = [(r.push(m), seq + [m]) for r, seq in frontier for m in r.legal_moves()]
             if keep is not None:
@@ -408,7 +409,7 @@ class Analyzer:
         keeping = [r for r in rated if r[1] == keep] or rated
         winning = sign * keep > 0
 
-        def rank(r):
+        def rank(r: tuple[Option, int, int, int | None]) -> tuple:
             opt, value, again, depth = r
             d = _depth_key(depth)
             return (-sign * value, -sign * again, d if winning else -d, opt.first_key)

@@ -403,7 +403,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     done = read_done(path) if path else {}
     out = Output(path, stream)
     records: list = [None] * len(items)
-    todo = []
+    todo: list[tuple] = []
 
     def from_cache(call):
         """``call(cache)``; a cache that fails is dropped (the summary says why), and gives None."""

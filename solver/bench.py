@@ -95,7 +95,7 @@ def is_case(name: str) -> bool:
     if name in case_names() or name in OPT_IN or _ENDGAME_RE.fullmatch(name):
         return True
     m = _SOLVE_RE.fullmatch(name)
-    return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
+    return m is not None and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
 
 
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:

@@ -26,6 +26,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 from .analysis import Evaluation, Interval
 from .board import MAX_SQUARES
@@ -268,13 +269,13 @@ class Cache:
 
     # -- for the user -------------------------------------------------------------------------
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         try:
             rows = self.db.execute("SELECT rules, kind, COUNT(*) FROM solved GROUP BY rules, kind "
                                    "ORDER BY rules, kind").fetchall()
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
-        by = {}
+        by: dict[str, dict[str, int]] = {}
         for rules, kind, n in rows:
             by.setdefault(rules, {})[kind] = n
         size = sum(f.stat().st_size for f in self.path.parent.glob(self.path.name + "*") if f.is_file())

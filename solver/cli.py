@@ -687,6 +687,8 @@ def verify_command(argv: list[str]) -> int:
             print(json.dumps(c.to_json()), flush=True)
         elif c.problem:
             print(printable(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}"), flush=True)
+        elif c.value_interval is None or c.best_interval is None:
+            pass  # judged without intervals: nothing to say
         elif c.verdict == "unsettled":
             print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is unsettled (value after it "
                             f"{c.value_interval.text()}, position {c.best_interval.text()})"), flush=True)
@@ -889,6 +891,13 @@ def _tables_check(board, directory, executor, bars, tiers) -> int:
     return EXIT_OK if report.failures == 0 else EXIT_FAILED
 
 
+def _tables_dir(args: argparse.Namespace) -> Tablebase:
+    """The Tablebase of ``tables --dir``, or one line and exit status 2."""
+    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    assert tb is not None  # --dir is required
+    return tb
+
+
 def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if len(args.args) != 1:
         p.error("compare takes one board, ROWSxCOLS")
@@ -896,8 +905,7 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
         board = parse_board_name(args.args[0], args.blocks)
     except (ValueError, TableError) as exc:
         p.error(f"argument BOARD: {exc}")
-    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
-    assert tb is not None
+    tb = _tables_dir(args)
     try:
         tb.require(board)
     except MissingTableError as exc:
@@ -928,7 +936,7 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
 
 
 def _tables_info(args) -> int:
-    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    tb = _tables_dir(args)
     for key, board in sorted(tb.boards.items()):
         files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
         size = sum(f.path.stat().st_size for _, f in files)
@@ -939,7 +947,7 @@ def _tables_info(args) -> int:
 
 
 def _tables_probe(args) -> int:
-    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    tb = _tables_dir(args)
     if args.args:
         items = [item for f in args.args for item in read_file(f, "auto")]
     else:

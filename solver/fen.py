@@ -95,11 +95,11 @@ def game_moves(tokens: list[str], source: str, line: int | None) -> list[str]:
 def parse_fen_board(text: str, source: str = "<input>", line: int | None = None) -> tuple[Board, int, int]:
     """The board part of a FEN: (board, X mask, O mask)."""
     ranks = text.split("/")
-    rows = []
+    rows: list[list[str]] = []
     for i, rank in enumerate(ranks, 1):
         if not rank:
             raise _err(f"FEN rank {i} from the top is empty", source, line)
-        cells = []
+        cells: list[str] = []
         for tok in _FEN_RANK_TOKEN.findall(rank):
             if "0" <= tok[0] <= "9":
                 if len(tok) > 2 or int(tok) > MAX_SQUARES:

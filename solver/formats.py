@@ -29,6 +29,7 @@ moves, and messages quote at most a few dozen characters of the input (:func:`qu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .board import MAX_SQUARES, Board, file_name
@@ -171,14 +172,16 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
         raise PositionFormatError("no board rows (only a frame or a header)", source, first)
 
     # Rank labels, on the left and/or the right: all rows or none, reading R..1 downwards.
-    def labels(split, rows):
+    def labels(split: Callable[[str], tuple[str, str] | None],
+               rows: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[str] | None]:
         found = [split(t) for _, t in rows]
         if not any(found):
             return rows, None
-        if not all(found):
+        split_rows = [f for f in found if f is not None]
+        if len(split_rows) < len(found):
             n = rows[found.index(None)][0]
             raise PositionFormatError("inconsistent rank labels: some rows are labelled, this one is not", source, n)
-        return [(n, rest) for (n, _), (_, rest) in zip(rows, found)], [label for label, _ in found]
+        return [(n, rest) for (n, _), (_, rest) in zip(rows, split_rows)], [label for label, _ in split_rows]
 
     rows, left = labels(_left_label, lines)
     rows, right = labels(_right_label, rows)
@@ -195,7 +198,7 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
         for (n, t), inside in zip(rows, barred):
             if inside is None:
                 raise PositionFormatError("inconsistent frame: other rows have '|' at both ends, this one does not", source, n)
-        rows = [(n, inside) for (n, _), inside in zip(rows, barred)]
+        rows = [(n, inside) for (n, _), inside in zip(rows, barred) if inside is not None]
     else:
         for n, t in rows:
             if "|" in t:
@@ -430,7 +433,7 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     block: list[tuple[int, str]] = []
     broken: PositionFormatError | None = None  # an error in the headers spoils the whole entry
 
-    def flush():
+    def flush() -> None:
         nonlocal headers, header_lines, block, broken
         if block:
             if broken is not None:
@@ -480,8 +483,8 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
         block.append((n, line))
     flush()
     if headers or broken:
-        n = min(header_lines.values()) if header_lines else (broken.line if broken else None)
-        out.append(broken or PositionFormatError("headers with no position after them", source, n))
+        where = min(header_lines.values()) if header_lines else (broken.line if broken else None)
+        out.append(broken or PositionFormatError("headers with no position after them", source, where))
     if not out:
         out.append(PositionFormatError("no position found (the input is empty)", source, None))
     return out

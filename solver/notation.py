@@ -98,7 +98,7 @@ def game_name(g: Game) -> str:
     return game_name(g.left) + "|" * _bars(g) + game_name(g.right)
 
 
-def game_to_json(g: Game):
+def game_to_json(g: Game) -> str | list:
     """A JSON-friendly form: a number as a string ('5', '1/2'), a split as [left, right], the
     marks '...' (cut) and 'loop'."""
     if isinstance(g, Number):

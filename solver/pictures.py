@@ -113,8 +113,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True) -> str:
     span = max((abs(v) for v in values.values()), default=1) or 1
     width = 2 * MARGIN + board.cols * CELL
     height = 2 * MARGIN + board.rows * CELL + 24
-    if p.is_over():
-        title = f"game over: {signed(p.result())}"
+    result = p.result()
+    if result is not None:
+        title = f"game over: {signed(result)}"
     elif tint:
         title = f"{side_name(p.turn)} to move, value {signed(analyzer.evaluate(p).value)}"
     else:
@@ -173,7 +174,7 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
         for s in summaries)
     cards = []
     for c in checks:
-        if c.verdict in ("inaccuracy", "blunder", "unsettled"):
+        if c.verdict in ("inaccuracy", "blunder", "unsettled") and c.value_interval and c.best_interval:
             analyzer = verifier.analyzer(c.position)
             # the tinted board needs every move's value: only where that is cheap (not the search)
             svg = board_svg(analyzer, c.position, tint=not analyzer.oracle.proves_bounds)

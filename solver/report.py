@@ -11,6 +11,7 @@ from it. :class:`solver.solving.Solver` makes the reports. The JSON keys are doc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .analysis import OUTCOME_CLASSES, Evaluation, Interval, Line, MoveInfo, Summary
 from .formats import Entry, printable, write_fen, write_grid
@@ -142,7 +143,7 @@ def line_text(line: Line) -> str:
     if line.repeated:
         return f"{names} (repeats: play goes on forever)"
     end = line.end.result()
-    return f"{names} (ends {signed(end)})" if line.moves else names
+    return f"{names} (ends {signed(end)})" if line.moves and end is not None else names
 
 
 def move_table_text(side: SideResult) -> list[str]:
@@ -239,11 +240,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
         out.extend(side_text(s, show_moves))
     board = report.board
     if board is not None:
-        if board.stops is not None:
-            a, b = board.stops
-            out.append(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
-                       f"(X first: {signed(a)}, O first: {signed(b)})")
-        elif board.outcome_class is not None:
+        if board.outcome_class is not None:
             a, b = report.sides[0].interval, report.sides[1].interval
             out.append(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
                        f"(X first: {a.text()}, O first: {b.text()})")
@@ -298,10 +295,10 @@ def side_json(s: SideResult, show_moves: bool = False) -> dict:
     return out
 
 
-def report_json(report: Report, show_moves: bool = False) -> dict:
+def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
     e = report.entry
     p = e.position
-    out = {
+    out: dict[str, Any] = {
         "name": e.name,
         "source": e.source,
         "line": e.line,
@@ -311,7 +308,7 @@ def report_json(report: Report, show_moves: bool = False) -> dict:
         "cols": p.board.cols,
         "grid": write_grid(p).split("\n"),
         "counter": p.counter,
-        "sides": {s.side: side_json(s, show_moves) for s in report.sides},
+        "sides": {s.side.value: side_json(s, show_moves) for s in report.sides},
     }
     board = report.board
     if board is not None:

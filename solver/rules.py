@@ -256,7 +256,7 @@ class Position:
 
     # -- identity -------------------------------------------------------------------------------
 
-    def _ident(self):
+    def _ident(self) -> tuple:
         return (self.board, self.x, self.o, self.turn, self.counter, self.rules)
 
     def __eq__(self, other: object) -> bool:
@@ -426,6 +426,7 @@ class Position:
                 best, perms = t, [perm]
             elif t == best:
                 perms.append(perm)
+        assert best is not None  # every board has the identity symmetry
         return best, perms
 
     def key(self) -> tuple:

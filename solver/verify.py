@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 from .analysis import Analyzer, Interval
 from .formats import Entry, PositionFormatError, printable, write_fen
@@ -246,7 +246,7 @@ class Verifier:
         return c
 
 
-def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> list[PlayerSummary]:
+def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) -> list[PlayerSummary]:
     """One summary per player (every name in ``players`` gets a row, checked or not)."""
     by: dict[str, PlayerSummary] = {name: PlayerSummary(name) for name in players}
     for c in checks:
@@ -264,7 +264,7 @@ def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> l
         s.inaccuracies += c.verdict == "inaccuracy"
         s.blunders += c.verdict == "blunder"
     for s in by.values():
-        bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -c.min_loss)
+        bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -(c.min_loss or 0))
         s.worst = bad[:worst]
     return list(by.values())
 
@@ -285,7 +285,7 @@ def summary_table(summaries: list[PlayerSummary]) -> str:
     return "\n".join(printable(line) for line in lines)
 
 
-def run_verify(choices: list[Choice], askers: list[Asker], verifier: Verifier,
+def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifier,
                on_check: Callable[[Check], None] | None = None, into: list[Check] | None = None) -> list[Check]:
     """Check every choice: the recorded move, or each asker's answer. ``on_check(check)`` after each.
     Checks are appended to ``into`` (a new list by default) as they are made, so that a caller
@@ -300,7 +300,7 @@ def run_verify(choices: list[Choice], askers: list[Asker], verifier: Verifier,
 
     for choice in choices:
         if choice.move is not None:
-            add(verifier.check(choice, choice.player, choice.move))
+            add(verifier.check(choice, choice.player or "moves in the file", choice.move))
             continue
         for asker in askers:
             try:

@@ -21,8 +21,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..rules import PASS, Move, Position, Side, X
 from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
-from .solved import EMPTY_SLOT, INF, MAX_MOVES, new_table, probe_slot, position_value
+from .solved import EMPTY_SLOT, INF, MAX_MOVES, new_table, position_value, probe_slot
+from .tables import mover_bits
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2
 # The columns of option_closure's rows of options.
@@ -234,13 +236,11 @@ class OptionArrays(NamedTuple):
     opt_move: np.ndarray
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]  # the number of options, not tuple.count
         return self.value.shape[0]
 
     def moves(self, j: int) -> list:
         """The moves of option j's sequence (a :class:`solver.rules.Move` list)."""
-        from ..rules import PASS, Move
-
         codes = [int(self.opt_move[j])]
         v = int(self.opt_node[j])
         while v > 0:
@@ -259,9 +259,6 @@ def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000)
     """The options of ``side`` from ``board`` read from a :class:`~solver.engine.retro.RetroOracle`
     (positions it has not solved yet are solved first). ``keep``: X's view, as in
     :meth:`solver.analysis.Analyzer.options`. Raises RuntimeError past ``limit`` positions."""
-    from ..rules import X
-    from .tables import mover_bits
-
     start = board.replace(turn=side)
     m, t = mover_bits(start)
     oracle.indices(*oracle._bits([start]))

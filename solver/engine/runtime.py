@@ -126,7 +126,7 @@ class Run:
         record_compilation()
         return box["result"]
 
-    def stopped(self, what: str) -> Exception:
+    def stopped(self, what: str) -> BaseException:
         """The error for a kernel that answered ABORTED."""
         if self.timed_out:
             return TimeLimitError(f"{what}: out of time")

@@ -1291,6 +1291,7 @@ class SearchOracle(Oracle):
 
     def _limit_error(self, b: SearchBounds) -> BaseException:
         done = f"the search stopped after {int(self.stats[S_NODES]):,} nodes"
+        err: BaseException
         if b.stopped == "interrupt":
             err = KeyboardInterrupt()
         elif b.stopped == "time":
@@ -1301,7 +1302,7 @@ class SearchOracle(Oracle):
             err = MemoryLimitError(f"{done}: a line of play outgrew the memory budget ({self.max_stack:,} plies)")
         else:
             err = LimitError(done)
-        err.bounds = b
+        err.bounds = b  # type: ignore[union-attr]  # what was proved, for a caller that wants it
         return err
 
     # -- depths, preferred moves and lines by tests -------------------------------------------
@@ -1381,13 +1382,13 @@ class SearchOracle(Oracle):
             return mover_value(p, r)
         return self.value_of(*self._bits(p))[0]
 
-    def lookup(self, p):
+    def lookup(self, p: Position) -> tuple[int, float]:
         key = self._key(*self._bits(p))
         if key in self._results:
             return self._results[key]
         r = p.result()
         if r is not None:
-            result = (mover_value(p, r), 0)
+            result: tuple[int, float] = (mover_value(p, r), 0)
         else:
             mine, theirs, counter = self._bits(p)
             u, _ = self.value_of(mine, theirs, counter)
@@ -1445,7 +1446,7 @@ class SearchOracle(Oracle):
         root_key = key_of(p)
         if root_key in memo:
             return memo[root_key]
-        stack = [(root_key, drawing_children(p), 0, -1)]
+        stack: list[tuple] = [(root_key, drawing_children(p), 0, -1)]
         on_path.add(root_key)
         result = None
         while stack:
