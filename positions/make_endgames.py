@@ -1,4 +1,4 @@
-"""Write positions/endgames-7x7.txt: 7 x 7 endgames from games of the built-in players.
+"""Write solver/data/endgames-7x7.txt (the suite of `ataxx-solve bench endgames-N`): 7 x 7 endgames from games of the built-in players.
 
 Each game starts from the standard start; the two sides are built-in players
 (solver.players), their ties broken at random with a seeded generator. The position
@@ -8,7 +8,7 @@ squares are left, are skipped. Half of each size comes from greedy against greed
 (the suite's first positions), half from mixed pairs of players, so that the suite
 is not all one style of play. Run from the repository root:
 
-    python positions/make_endgames.py > positions/endgames-7x7.txt
+    python positions/make_endgames.py > solver/data/endgames-7x7.txt
 """
 
 import sys

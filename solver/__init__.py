@@ -1,39 +1,42 @@
 """ataxx-solver: exact values of Ataxx positions on small boards.
 
->>> from solver import parse_position, solve
->>> report = solve(parse_position("x...o"))
->>> report.board.stops
-(-3, 3)
+>>> from solver import Solver
+>>> report = Solver().solve("x...o")
+>>> report.board.stops, str(report.board.orthodox)
+((-3, 3), '0')
+
+The API (README.md, "Python API"): :class:`Solver` solves positions within :class:`Limits`
+and returns a :class:`Report`; positions are :class:`Position` objects (:mod:`solver.rules`)
+read by :func:`parse_position` and :func:`read_file` (:mod:`solver.formats`).
 """
 
 __version__ = "0.1.0"
 
-from .analysis import Analyzer, Evaluation, MoveInfo, outcome_class  # noqa: E402
-from .board import Board  # noqa: E402
-from .formats import (  # noqa: E402
-    Entry, PositionFormatError, parse_fen, parse_position, read_file, read_positions,
-    write_colon, write_fen, write_grid,
-)
-from .notation import game_name  # noqa: E402
-from .rules import CLASSIC, CS61B, JUMP3, O, RULE_SETS, UAI, X, Move, Position, Rules, parse_rules  # noqa: E402
+from .analysis import Analyzer, Evaluation, Interval, MoveInfo, Summary, outcome_class
+from .board import Board
+from .fen import PositionFormatError
+from .formats import (Entry, parse_fen, parse_position, read_file, read_positions, write_colon, write_fen,
+                      write_grid)
+from .limits import LimitError, Limits, MemoryLimitError, StateLimitError, TimeLimitError
+from .notation import game_name
+from .oracle import Bounds, Oracle, Progress
+from .report import BoardResult, Report, SideResult, report_json, report_text
+from .rules import (CLASSIC, CS61B, JUMP3, O, PASS, RULE_SETS, UAI, X, IllegalMoveError, InvalidMoveError, Move,
+                    Position, Rules, Side, parse_rules)
+from .solving import ALGORITHMS, Solver
+from .tablebase import MissingTableError, Tablebase
 
 
-def solve(entry, engine: str = "auto", max_states: int | None = None, sides=None, orth_depth: int | None = None):
-    """Solve an :class:`Entry` (or a :class:`Position`) and return its :class:`report.Report`."""
-    from .engine import choose_oracle
-    from .report import solve_entry
-
-    if isinstance(entry, Position):
-        entry = Entry(entry, (entry.turn,))
-    analyzer = Analyzer(choose_oracle(entry.position, engine, max_states=max_states))
-    if orth_depth is not None:
-        analyzer.orth_depth = orth_depth
-    return solve_entry(entry, analyzer, sides)
+def solve(what: Entry | Position | str, algorithm: str = "auto", limits: Limits | None = None) -> Report:
+    """``Solver(algorithm=algorithm, limits=limits).solve(what)``: one position, in one call."""
+    return Solver(algorithm=algorithm, limits=limits).solve(what)
 
 
 __all__ = [
-    "Analyzer", "Board", "CLASSIC", "CS61B", "Entry", "Evaluation", "JUMP3", "Move", "MoveInfo", "O",
-    "Position", "PositionFormatError", "RULE_SETS", "Rules", "UAI", "X", "game_name", "outcome_class",
-    "parse_fen", "parse_position", "parse_rules", "read_file", "read_positions", "solve", "write_colon",
-    "write_fen", "write_grid",
+    "ALGORITHMS", "Analyzer", "Board", "BoardResult", "Bounds", "CLASSIC", "CS61B", "Entry", "Evaluation",
+    "IllegalMoveError", "Interval", "InvalidMoveError", "JUMP3", "LimitError", "Limits", "MemoryLimitError",
+    "MissingTableError", "Move", "MoveInfo", "O", "Oracle", "PASS", "Position", "PositionFormatError", "Progress",
+    "RULE_SETS", "Report", "Rules", "Side", "SideResult", "Solver", "StateLimitError", "Summary", "Tablebase",
+    "TimeLimitError", "UAI", "X", "game_name", "outcome_class", "parse_fen", "parse_position", "parse_rules",
+    "read_file", "read_positions", "report_json", "report_text", "solve", "write_colon", "write_fen", "write_grid",
 ]

@@ -1,12 +1,12 @@
 """What a solved position means: values, best moves, lines and orthodox summaries.
 
-Everything here works from an *oracle*: an object with ``lookup(position) ->
-(value for the side to move, depth)`` that knows exact values (the reference
-solver, or a compiled engine from :mod:`solver.engine`). The analysis itself is
-engine-agnostic and implements SPEC sections 4 and 5. Two optional oracle methods
-make it fast: ``lookup_many`` (values in one call) and ``option_arrays`` (a
-side's options with forced passes, read from a solved graph in one compiled
-pass; the plain search of :meth:`Analyzer.options` is what it is tested against):
+Everything here works from an *oracle* (:class:`solver.oracle.Oracle`): ``lookup(position)
+-> (value for the side to move, depth)`` of exact values (the reference solver, a compiled
+engine from :mod:`solver.engine`, or tablebases). The analysis itself is engine-agnostic and
+implements SPEC sections 4 and 5. Two optional oracle methods make it fast: ``lookup_many``
+(values in one call) and ``option_arrays`` (a side's options with forced passes, read from a
+solved graph in one compiled pass; the plain search of :meth:`Analyzer.options` is what it is
+tested against):
 
 - :meth:`Analyzer.evaluate`: the value (from X's side), depth and outcome;
 - :meth:`Analyzer.moves`: every legal move with the value it keeps, best first,
@@ -20,34 +20,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .notation import CUT, LOOP, Game, Number, Split, game_name, marks, signed, simplest_between
-from .rules import O, PASS, X, Move, Position, move_order_key, other
+from .oracle import Oracle
+from .rules import O, PASS, X, Move, Position, Side, move_order_key
+
+if TYPE_CHECKING:  # for annotations only: the options kernels are compiled code
+    from .engine.options import OptionArrays
 
 DEFAULT_ORTH_DEPTH = 8  # levels of the summary's tree (JSON, tree form) when no depth is given
 SUMMARY_WIDTH = 100  # characters of the one-line summary when no depth is given
 OPTION_LIMIT = 100_000  # boards explored while following forced passes inside one option
-
-
-class Oracle(Protocol):
-    """Exact values of positions: what the analysis needs from a solver."""
-
-    name: str
-
-    def lookup(self, position: Position) -> tuple[int, float]:
-        """(value for the side to move, depth or math.inf for a draw by infinite play)."""
-
-    def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
-        """Solve these roots now. ``both_sides`` says that boards they reach will be asked about
-        with either side to move: an oracle may solve those now (the reference solver does) or
-        when they are asked for (the retro engine extends its solution)."""
-
-    @property
-    def states(self) -> int:
-        """Positions solved so far."""
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -141,7 +127,7 @@ class Interval:
         return "the outcome is not proved"
 
 
-def _mover_gets_more_than_draw(turn: str, value: int) -> bool:
+def _mover_gets_more_than_draw(turn: Side, value: int) -> bool:
     return value > 0 if turn == X else value < 0
 
 
@@ -180,7 +166,7 @@ class Line:
         out, p = [], self.start
         for m in self.moves:
             out.append(p.move_name(m))
-            p = p._apply(m)
+            p = p.push(m)
         return out
 
 
@@ -208,6 +194,21 @@ def outcome_class(a: int, b: int) -> str:
     return "draw"
 
 
+def proved_outcome_class(a: Interval, b: Interval) -> str | None:
+    """The outcome class from what is proved with X and with O to move, if it is proved."""
+    if a.lower > 0 and b.lower > 0:
+        return "x"
+    if a.upper < 0 and b.upper < 0:
+        return "o"
+    if a.lower > 0 and b.upper < 0:
+        return "first"
+    if a.upper < 0 and b.lower > 0:
+        return "second"
+    if a.exact and b.exact:
+        return outcome_class(a.lower, b.lower)
+    return None
+
+
 @dataclass
 class Option:
     """A board one side can reach by moving (and moving again while the other side must pass)."""
@@ -220,7 +221,7 @@ class Option:
         out, p = [], start
         for m in self.moves:
             out.append(p.move_name(m))
-            p = p._apply(m)
+            p = p.push(m)
         return out
 
 
@@ -256,12 +257,9 @@ class Analyzer:
         return Evaluation(u if p.turn == X else -u, None if d == math.inf else int(d))
 
     def evaluate_many(self, positions: list[Position]) -> list[Evaluation]:
-        """:meth:`evaluate` for several positions (one call into the oracle when it can)."""
-        many = getattr(self.oracle, "lookup_many", None)
-        if many is None:
-            return [self.evaluate(q) for q in positions]
+        """:meth:`evaluate` for several positions (one call into the oracle)."""
         open_ = [q for q in positions if q.result() is None]
-        found = dict(zip(map(id, open_), many(open_))) if open_ else {}
+        found = dict(zip(map(id, open_), self.oracle.lookup_many(open_))) if open_ else {}
         out = []
         for q in positions:
             r = q.result()
@@ -277,7 +275,7 @@ class Analyzer:
         with ``dominance``, also the stops of each move's board and which moves are dominated."""
         infos = []
         moves = p.legal_moves()
-        children = [p._apply(m) for m in moves]
+        children = [p.push(m) for m in moves]
         for m, c, e in zip(moves, children, self.evaluate_many(children)):
             infos.append(MoveInfo(m, p.move_name(m), e.value, None if e.depth is None else e.depth + 1, c))
         if not infos:
@@ -328,7 +326,8 @@ class Analyzer:
             if max_plies is not None and len(moves) >= max_plies:
                 break
             m = self.best_move(cur)
-            cur = cur._apply(m)
+            assert m is not None  # the game is not over: there is a legal move, the pass included
+            cur = cur.push(m)
             moves.append(m)
             if cur in seen:
                 return Line(p, moves, cur, repeated=True)
@@ -345,7 +344,7 @@ class Analyzer:
                                 self.evaluate(board.replace(turn=O)).value)
         return self._stops[key]
 
-    def options(self, board: Position, side: str, keep: int | None = None) -> list[Option]:
+    def options(self, board: Position, side: Side, keep: int | None = None) -> list[Option]:
         """The boards ``side`` can reach: one move, then more while the other side must pass.
 
         Options reaching the same board are merged (the shortest sequence, then the first in
@@ -357,16 +356,16 @@ class Analyzer:
         start = board.replace(turn=side)
         found: dict[tuple, Option] = {}
         seen: set = set()
-        frontier = [(start, [])]  # positions with ``side`` to move, and the moves that led there
+        frontier: list[tuple[Position, list[Move]]] = [(start, [])]  # positions with ``side`` to move, and the moves that led there
         while frontier:
-            children = [(r._apply(m), seq + [m]) for r, seq in frontier for m in r.legal_moves()]
+            children = [(r.push(m), seq + [m]) for r, seq in frontier for m in r.legal_moves()]
             if keep is not None:
                 values = self.evaluate_many([q for q, _ in children])
                 children = [c for c, e in zip(children, values) if e.value == keep]
             frontier = []
             for q, seq in children:  # q has the other side to move
                 if not q.is_over() and q.legal_moves() == [PASS]:
-                    r = q._apply(PASS)  # back to ``side``
+                    r = q.push(PASS)  # back to ``side``
                     if not r.is_over():
                         if r not in seen:
                             seen.add(r)
@@ -383,7 +382,7 @@ class Analyzer:
     def option_stops(self, option: Option) -> tuple[int, int]:
         return self.stops(option.position)
 
-    def best_option(self, board: Position, side: str, keep: int) -> Option | None:
+    def best_option(self, board: Position, side: Side, keep: int) -> Option | None:
         """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop
         for ``side`` when it moves again, then the preferred move of SPEC section 4."""
         key = (_board_key(board), side, keep)
@@ -391,10 +390,12 @@ class Analyzer:
             self._best[key] = self._best_option(board, side, keep)
         return self._best[key]
 
-    def _best_option(self, board: Position, side: str, keep: int) -> Option | None:
-        bulk = getattr(self.oracle, "option_arrays", None) if self.bulk else None
-        if bulk is not None:
-            return self._best_option_bulk(board, side, keep, bulk)
+    def _best_option(self, board: Position, side: Side, keep: int) -> Option | None:
+        arrays = self.oracle.option_arrays(board, side, keep, OPTION_LIMIT) if self.bulk else None
+        if arrays is not None:
+            if arrays.count == 0:
+                arrays = self.oracle.option_arrays(board, side, None, OPTION_LIMIT)
+            return None if arrays is None else self._best_option_bulk(board, side, keep, arrays)
         opts = self.options(board, side, keep) or self.options(board, side)
         if not opts:
             return None
@@ -408,7 +409,7 @@ class Analyzer:
         keeping = [r for r in rated if r[1] == keep] or rated
         winning = sign * keep > 0
 
-        def rank(r):
+        def rank(r: tuple[Option, int, int, int | None]) -> tuple:
             opt, value, again, depth = r
             d = _depth_key(depth)
             return (-sign * value, -sign * again, d if winning else -d, opt.first_key)
@@ -416,13 +417,10 @@ class Analyzer:
         return min(keeping, key=rank)[0]
 
     @staticmethod
-    def _best_option_bulk(board: Position, side: str, keep: int, option_arrays) -> Option | None:
-        """:meth:`best_option` from the arrays of ``option_arrays(board, side, keep, limit)``
-        (:class:`solver.engine.options.OptionArrays`): the same options as :meth:`options`,
-        ranked by the same keys (values from ``side``'s view there)."""
-        t = option_arrays(board, side, keep, OPTION_LIMIT)
-        if t.count == 0:
-            t = option_arrays(board, side, None, OPTION_LIMIT)
+    def _best_option_bulk(board: Position, side: Side, keep: int, t: OptionArrays) -> Option | None:
+        """:meth:`best_option` from the oracle's ``option_arrays`` (those keeping ``keep``, or all
+        when none does): the same options as :meth:`options`, ranked by the same keys (values
+        from ``side``'s view there)."""
         if t.count == 0:
             return None
         sign = 1 if side == X else -1
@@ -437,7 +435,7 @@ class Analyzer:
         moves = t.moves(j)
         mine, theirs = int(t.mine[j]), int(t.theirs[j])
         x, o = (mine, theirs) if side == X else (theirs, mine)
-        turn = side if t.on_move[j] else other(side)
+        turn = side if t.on_move[j] else side.other
         position = Position(board.board, x, o, turn, int(t.counter[j]), board.rules)
         return Option(moves, position, tuple(move_order_key(board.board, m) for m in moves))
 

@@ -22,9 +22,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -33,19 +35,22 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from .analysis import Analyzer, Evaluation, Interval
-from .board import MAX_SQUARES
+from .analysis import Evaluation, Interval, proved_outcome_class
 from .cache import Cache, CacheError, board_row, side_row
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
-from .notation import game_name
-from .report import check_expect_values, proved_outcome_class, side_json, solve_entry
-from .rules import X, side_name
+from .limits import Limits
+from .oracle import Progress
+from .report import BoardResult, Report, SideResult, side_json
+from .rules import CLASSIC, X, Rules, side_name
+from .solving import Solver, check_expect
+from .tablebase import MissingTableError, Tablebase
 
 
 # Part of every fingerprint: a new layout of the records makes the old ones stale.
-RECORD_FORMAT = 2
+RECORD_FORMAT = 3
 # The keys that every record has and that recognise this command's output file.
 RECORD_KEYS = ("file", "line", "ok", "fingerprint")
 
@@ -54,7 +59,7 @@ RECORD_KEYS = ("file", "line", "ok", "fingerprint")
 class Options:
     """The options that can change a record (all of them are in its fingerprint)."""
 
-    engine: str = "auto"
+    solver: str = "auto"
     max_states: int | None = None
     max_memory: int | None = None
     timeout: float | None = None
@@ -82,7 +87,7 @@ def fingerprint(entry: Entry, options: Options) -> str:
     """A digest of everything that determines an entry's record: where it was read (file,
     line, name), the position (FEN with side and counter, the rules it is solved under, the
     sides analysed), its ``expect:`` header, every field of ``options`` (limits that could
-    make it fail, the engine, the orthodox depth) and :data:`RECORD_FORMAT`. A record is
+    make it fail, the solver, the orthodox depth) and :data:`RECORD_FORMAT`. A record is
     reused on resume only when its fingerprint is the one the entry has now."""
     p = entry.position
     return _digest({"format": RECORD_FORMAT, "file": entry.source, "line": entry.line, "name": entry.name,
@@ -97,140 +102,108 @@ def _base(entry: Entry, options: Options) -> dict:
             "fingerprint": fingerprint(entry, options)}
 
 
-def _cached_side(hit, side: str) -> dict:
-    """A side's record from the cache, with the keys of :func:`report.side_json`."""
-    out = {"lower": hit.lower, "upper": hit.upper, "exact": hit.exact}
-    if hit.exact:
-        out["value"] = hit.lower
-    if hit.exact and hit.depth_known:
-        out["outcome"] = Evaluation(hit.lower, hit.depth).outcome
-        out["depth"] = hit.depth
-    else:
-        out["outcome"] = Interval(hit.lower, hit.upper, MAX_SQUARES).outcome
-    out["best_move"] = hit.best
-    if hit.best is not None and hit.best_bound is not None:
-        out["best_move_bound"] = {"lower" if side == X else "upper": hit.best_bound}
-    return out
-
-
-def _finish(rec: dict, entry: Entry, by_side: dict, orthodox: str | None, exact: bool) -> dict:
-    """Board facts, the ``expect:`` check and ``ok`` (solved exactly, every expectation met)."""
-    if entry.is_board:
-        (a_lo, a_hi), (b_lo, b_hi) = by_side["x"], by_side["o"]
-        if a_lo == a_hi and b_lo == b_hi:
-            rec["stops"] = {"x": a_lo, "o": b_lo}
-        rec["outcome_class"] = proved_outcome_class(Interval(a_lo, a_hi, MAX_SQUARES), Interval(b_lo, b_hi, MAX_SQUARES))
-        rec["orthodox"] = orthodox
-    rec["exact"] = exact
-    rec["ok"] = exact
-    if not exact:
-        rec["error"] = "not solved exactly: " + "; ".join(
-            f"{side_name(side)} to move {lo}..{hi}" for side, (lo, hi) in by_side.items() if lo != hi) \
-            if any(lo != hi for lo, hi in by_side.values()) else "not solved exactly: the board summary is missing"
+def record(report: Report, options: Options, seconds: float) -> dict:
+    """The record of a report (solved now, from the cache or from tables): where it was read,
+    per side the keys of ``--json`` (:func:`solver.report.side_json`), the solver, the board's
+    facts, the ``expect:`` check, ``ok`` (solved exactly, every expectation met) and why not."""
+    entry = report.entry
+    rec = _base(entry, options)
+    rec["sides"] = {s.side.value: side_json(s) for s in report.sides}
+    rec["solver"] = report.solver
+    rec["states"] = report.states
+    if report.board is not None:
+        if report.board.stops is not None:
+            rec["stops"] = {"x": report.board.stops[0], "o": report.board.stops[1]}
+        rec["outcome_class"] = report.board.outcome_class
+        rec["orthodox"] = report.board.orthodox_name
+    rec["exact"] = rec["ok"] = report.exact
+    if not report.exact:
+        open_ = [s for s in report.sides if not s.exact]
+        rec["error"] = "not solved exactly: " + ("; ".join(
+            f"{side_name(s.side)} to move {s.interval.lower}..{s.interval.upper}" for s in open_)
+            if open_ else "the board summary is missing")
     if entry.expect:
-        failures = check_expect_values(entry, by_side, orthodox)
-        rec["expect"] = {"ok": not failures, "failures": failures}
-        if failures:
+        rec["expect"] = {"ok": not report.expect_failures, "failures": report.expect_failures}
+        if report.expect_failures:
             rec["ok"] = False
-            rec["error"] = "; ".join(failures)
+            rec["error"] = "; ".join(report.expect_failures)
+    stops = sorted({s.stopped for s in report.sides if s.stopped is not None})
+    if stops:
+        rec["stopped"] = stops[0] if len(stops) == 1 else stops
+    rec["seconds"] = round(seconds, 6)
     return rec
 
 
 _TABLES: dict = {}
 
 
-def _tables(directory: str | None):
+def _tables(directory: str | None) -> Tablebase | None:
     """The Tablebase of a directory, opened once per process."""
     if directory is None:
         return None
     if directory not in _TABLES:
-        from .tablebase import Tablebase
-
         _TABLES[directory] = Tablebase(directory)
     return _TABLES[directory]
 
 
-def solved_record(entry: Entry, options: Options, known: dict | None = None, progress=None) -> tuple[dict, list]:
+def solved_record(entry: Entry, options: Options, known: dict | None = None,
+                  progress: Callable[[Progress], None] | None = None) -> tuple[dict, list]:
     """Solve one entry: (its record, the cache rows it produced). ``known``: what the cache
-    already proved per side (:class:`CachedSide`), where a longer run starts from;
-    ``progress(side, status)`` while the search runs."""
-    from .engine import choose_oracle, warm_up
-    from .tablebase import MissingTableError
-
+    already proved per side (a :class:`~solver.report.SideResult`), where a longer run starts
+    from; ``progress`` receives the engines' progress while they run."""
     start = time.perf_counter()
-    rec = _base(entry, options)
+    solver = Solver(entry.position.rules, options.solver,
+                    Limits(options.max_states, options.max_memory, options.timeout),
+                    progress=progress, tables=_tables(options.tables), orth_depth=options.orth_depth)
     try:
-        oracle = choose_oracle(entry.position, options.engine, max_states=options.max_states,
-                               max_memory=options.max_memory, tables=_tables(options.tables))
+        analyzer = solver.analyzer(entry.position)
     except MissingTableError as exc:
+        rec = _base(entry, options)
         rec.update(ok=False, error=str(exc), seconds=round(time.perf_counter() - start, 4))
         return rec, []
-    if options.timeout:
-        warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
-        oracle.deadline = time.monotonic() + options.timeout
-    kw = {} if options.orth_depth is None else {"orth_depth": options.orth_depth}
-    report = solve_entry(entry, Analyzer(oracle, **kw), known=known, progress=progress)
-    rows = []
-    sides, by_side = {}, {}
-    for s in report.sides:
-        sides[s.side] = side_json(s)
-        by_side[s.side] = (s.interval.lower, s.interval.upper)
-        if s.exact or s.interval.lower > -s.interval.squares or s.interval.upper < s.interval.squares:
-            rows.append(side_row(s.position, s.interval.lower, s.interval.upper,
-                                 s.evaluation.depth if s.evaluation is not None else None, s.best_move_name,
-                                 s.best_bound if s.best_move is not None else None,
-                                 depth_known=s.evaluation is not None))
-    orthodox = game_name(report.board.orthodox) if report.board and report.board.orthodox is not None else None
-    if orthodox is not None:
-        rows.append(board_row(entry.position, orthodox))
-    rec.update(sides=sides, engine=report.engine, states=report.states)
-    _finish(rec, entry, by_side, orthodox, report.exact)
-    stops = sorted({s.stopped for s in report.sides if s.stopped is not None})
-    if stops:
-        rec["stopped"] = stops[0] if len(stops) == 1 else stops
-    rec["seconds"] = round(time.perf_counter() - start, 4)
-    return rec, rows
+    report = solver.solve(entry, known=known, analyzer=analyzer)
+    rows = [side_row(s) for s in report.sides
+            if s.exact or s.interval.lower > -s.interval.squares or s.interval.upper < s.interval.squares]
+    if report.board is not None and report.board.orthodox_name is not None:
+        rows.append(board_row(entry.position, report.board.orthodox_name))
+    return record(report, options, time.perf_counter() - start), rows
 
 
 def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | None, dict]:
     """(the record of an entry answered from the cache, or None if some part is missing or not
     exact; what the cache knows per side, for a run that starts from it). Raises CacheError when
     the cache cannot be read."""
-    sides, by_side, known = {}, {}, {}
+    sides, known = [], {}
     complete = True
     for side in entry.sides:
-        p = entry.position.replace(turn=side)
-        hit = cache.get_side(p)
+        hit = cache.get_side(entry.position.replace(turn=side))
         if hit is None:
             complete = False
             continue
         known[side] = hit
-        if not hit.exact:
-            complete = False
-        sides[side] = _cached_side(hit, side)
-        by_side[side] = (hit.lower, hit.upper)
-    orthodox = None
+        sides.append(hit)
+        complete = complete and hit.exact
+    board = None
     if complete and entry.is_board:
         orthodox = cache.get_orthodox(entry.position)
         if orthodox is None:
             complete = False
+        else:
+            a, b = sides[0].interval, sides[1].interval
+            board = BoardResult((a.lower, b.lower), proved_outcome_class(a, b), None, orthodox)
     if not complete:
         return None, known
-    rec = _base(entry, options)
-    rec.update(sides=sides, engine="cache", states=0)
-    _finish(rec, entry, by_side, orthodox, True)
-    rec["seconds"] = 0.0
-    return rec, known
+    report = Report(entry, "cache", sides, board, 0, 0.0, check_expect(entry, sides, board))
+    return record(report, options, 0.0), known
 
 
 def table_records(entries: list[Entry], directory: str, options: Options) -> list[dict]:
     """Records of entries with a side to move, answered from tables in bulk (one probe of the
     positions and one of their children per board): value, outcome, depth, best move."""
-    from .tablebase import MissingTableError
-
     tb = _tables(directory)
+    assert tb is not None
     start = time.perf_counter()
-    out: list = [None] * len(entries)
+    reports: list = [None] * len(entries)
     groups: dict = {}
     for k, entry in enumerate(entries):
         groups.setdefault((entry.position.board, entry.position.rules.name), []).append(k)
@@ -240,25 +213,16 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
             answers = tb.answers(positions)
         except MissingTableError as exc:
             for k in ks:
-                out[k] = dict(_base(entries[k], options), ok=False, error=str(exc), seconds=0.0)
+                reports[k] = dict(_base(entries[k], options), ok=False, error=str(exc), seconds=0.0)
             continue
         for k, p, (u, d, move) in zip(ks, positions, answers):
-            entry = entries[k]
-            value = u if p.turn == "x" else -u
-            depth = None if d == float("inf") else int(d)
-            side = entry.sides[0]
-            rec = _base(entry, options)
-            best = p.move_name(move) if move else None
-            rec.update(sides={side: {"lower": value, "upper": value, "exact": True, "value": value,
-                                     "outcome": Evaluation(value, depth).outcome, "depth": depth,
-                                     "best_move": best}},
-                       engine="tables", states=1)
-            if best is not None:
-                rec["sides"][side]["best_move_bound"] = {"lower" if side == X else "upper": value}
-            _finish(rec, entry, {side: (value, value)}, None, True)
-            rec["seconds"] = 0.0
-            out[k] = rec
+            value = u if p.turn == X else -u
+            squares = p.board.playable.bit_count()
+            side = SideResult(p, Interval(value, value, squares), Evaluation(value, None if d == float("inf") else int(d)),
+                              best_move=move, best_bound=None if move is None else value)
+            reports[k] = Report(entries[k], "tables", [side], None, 1, 0.0, check_expect(entries[k], [side], None))
     per = (time.perf_counter() - start) / max(1, len(entries))
+    out = [r if isinstance(r, dict) else record(r, options, per) for r in reports]
     for rec in out:
         rec["seconds"] = round(per, 6)
     return out
@@ -277,11 +241,10 @@ _live = None
 _slot = 0
 
 
-def _search_status(side: str, st) -> None:
-    if _live is not None:
+def _search_status(ev: Progress) -> None:
+    if _live is not None and ev.phase == "searching":
         base = _slot * LIVE_FIELDS
-        lo, hi = (st.lower, st.upper) if side == X else (-st.upper, -st.lower)
-        _live[base:base + 4] = [float(st.nodes), st.seconds, float(lo), float(hi)]
+        _live[base:base + 4] = [float(ev.done), ev.seconds, float(ev.lower or 0), float(ev.upper or 0)]
 
 
 def _worker(args):
@@ -310,12 +273,27 @@ def live_status(live) -> tuple[int, int, float]:
     return busy, nodes, rate
 
 
-def _init_worker(parent: int, live=None, next_slot=None) -> None:
+def _log_setup() -> tuple[int, list[str]]:
+    """How the parent shows the library's log messages: the level of logger ``solver`` and the
+    formats of its handlers (a worker process, started fresh, logs the same way)."""
+    logger = logging.getLogger("solver")
+    return logger.level, [h.formatter._fmt or "%(message)s" for h in logger.handlers if h.formatter is not None]
+
+
+def _init_worker(parent: int, live=None, next_slot=None, log_setup: tuple[int, list[str]] | None = None) -> None:
     """In each worker process: leave Ctrl-C to the parent (which stops the pool, so no worker
-    prints a traceback of its own), and die with the parent even when it is killed with
-    SIGKILL: on Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG);
-    everywhere a watchdog thread exits as soon as the process has another parent."""
+    prints a traceback of its own), log as the parent does, and die with the parent even when
+    it is killed with SIGKILL: on Linux the kernel sends SIGKILL when the parent dies
+    (PR_SET_PDEATHSIG); everywhere a watchdog thread exits as soon as the process has another parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if log_setup is not None:
+        level, formats = log_setup
+        logger = logging.getLogger("solver")
+        for fmt in formats:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter(fmt))
+            logger.addHandler(handler)
+        logger.setLevel(level)
     global _live, _slot
     if live is not None:
         with next_slot.get_lock():
@@ -324,8 +302,6 @@ def _init_worker(parent: int, live=None, next_slot=None) -> None:
         _live = live
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             PR_SET_PDEATHSIG = 1
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
@@ -401,7 +377,8 @@ class Output:
 
 
 def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None, stream=None,
-              cache: Cache | None = None, fmt: str = "auto", rules=None, progress=None, live_view=None) -> Summary:
+              cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None, progress=None,
+              live_view=None) -> Summary:
     """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
@@ -409,16 +386,8 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     raises KeyboardInterrupt after everything finished so far has been written. An
     ``out_path`` that may not be written raises :class:`solver.files.OutputError` first.
     """
-    from .rules import CLASSIC
-
     start = time.perf_counter()
-    quiet = os.environ.get("ATAXX_NO_PROGRESS")
-    os.environ["ATAXX_NO_PROGRESS"] = "1"  # no progress bars from the solver inside a batch
-    try:
-        return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
-    finally:
-        if quiet is None:
-            del os.environ["ATAXX_NO_PROGRESS"]
+    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
 
 
 def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, start, live_view=None) -> Summary:
@@ -434,7 +403,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     done = read_done(path) if path else {}
     out = Output(path, stream)
     records: list = [None] * len(items)
-    todo = []
+    todo: list[tuple] = []
 
     def from_cache(call):
         """``call(cache)``; a cache that fails is dropped (the summary says why), and gives None."""
@@ -538,7 +507,7 @@ def _solve_all(todo: list, jobs: int, live_view=None):
     live = ctx.Array("d", n * LIVE_FIELDS, lock=False)
     if live_view is not None:
         live_view(live)
-    pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0)))
+    pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0), _log_setup()))
     try:
         yield from pool.imap(_worker, todo, chunksize=1)
         pool.close()

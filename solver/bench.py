@@ -22,7 +22,7 @@ Cases:
   empty squares) probed from the 4 x 4 tables, in one call (the ``tables probe`` path).
 - ``tables-batch``: ``batch --tables`` on 100,000 random 4 x 4 positions with a side to move
   (value, depth and best move of each, from the tables in bulk), reading the file included.
-- ``endgames-N`` (``endgames-N-RULES``): the positions of ``positions/endgames-7x7.txt`` with
+- ``endgames-N`` (``endgames-N-RULES``): the positions of ``solver/data/endgames-7x7.txt`` with
   N empty squares (under their own rules or RULES), each searched for its exact value, outcome
   first, with a time limit per position; the row counts the positions that ended with a proved
   interval and a best move, with the outcome proved, and exact (median times), and gives the
@@ -38,11 +38,26 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
-ENDGAME_FILE = Path(__file__).resolve().parent.parent / "positions" / "endgames-7x7.txt"
+import numpy as np
+
+from .batch import Options, run_batch
+from .board import Board
+from .engine.tables import mover_bits
+from .formats import Entry, parse_fen, parse_position, read_file, write_fen
+from .limits import Limits
+from .notation import game_name
+from .rules import CLASSIC, UAI, O, Position, X, parse_rules
+from .solving import Solver
+from .tablebase import AtaxxGame, Tablebase, build
+
+# The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).
+ENDGAME_FILE = Path(__file__).resolve().parent / "data" / "endgames-7x7.txt"
 ENDGAME_EMPTIES = (2, 4, 6, 8)
 DEFAULT_TIMEOUT = 60.0
 
@@ -50,7 +65,7 @@ DEFAULT_TIMEOUT = 60.0
 @dataclass
 class Row:
     case: str
-    engine: str
+    solver: str
     positions: int
     seconds: float
     peak_bytes: int
@@ -80,7 +95,7 @@ def is_case(name: str) -> bool:
     if name in case_names() or name in OPT_IN or _ENDGAME_RE.fullmatch(name):
         return True
     m = _SOLVE_RE.fullmatch(name)
-    return bool(m) and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
+    return m is not None and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
 
 
 def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
@@ -94,24 +109,17 @@ def _peak_bytes() -> int:
 
 
 def _warm_up() -> None:
-    from .analysis import Analyzer
+    # Start-up: the compiled kernels load numba; only a benchmark run (not `bench --help`) needs them.
     from .engine.perft import perft
-    from .engine.retro import RetroOracle
-    from .engine.search import SearchOracle
-    from .formats import Entry, parse_position
-    from .report import solve_entry
-    from .rules import CLASSIC, UAI, O, Position, X
-
-    from .tablebase import AtaxxGame
     from .tiersolver import MemoryStore, TierSolver
 
     p = Position.start(2, 3)
-    RetroOracle(p.board, CLASSIC).prepare([p])
-    RetroOracle(p.board, UAI).prepare([p.replace(rules=UAI)])  # the solver of counters
-    hot = parse_position("x..\n...\n..o").position  # its summary reads options from the graph
-    solve_entry(Entry(hot, (X, O)), Analyzer(RetroOracle(hot.board, CLASSIC)))
+    retro = Solver(algorithm="retro")
+    retro.oracle(p).prepare([p])
+    retro.oracle(p.replace(rules=UAI)).prepare([p.replace(rules=UAI)])  # the solver of counters
+    retro.solve(parse_position("x..\n...\n..o"))  # a board: its summary reads options from the graph
     TierSolver(AtaxxGame(p.board), MemoryStore()).solve()
-    SearchOracle(p.board, CLASSIC).value(p)
+    Solver(algorithm="search").oracle(p).value(p)
     perft(p, 2)
 
 
@@ -120,50 +128,40 @@ def _shape(name: str) -> tuple[int, int]:
     return int(rows), int(cols)
 
 
-def _full_solve(rows: int, cols: int, engine: str, rules_name: str = "classic") -> Row:
-    from .reference import ReferenceOracle
-    from .rules import Position, parse_rules
-
+def _full_solve(rows: int, cols: int, algorithm: str, rules_name: str = "classic") -> Row:
     rules = parse_rules(rules_name)
     p = Position.start(rows, cols, rules)
-    if engine == "reference":
-        oracle = ReferenceOracle()
-    else:
-        from .engine.retro import RetroOracle
-
-        oracle = RetroOracle(p.board, rules)
+    oracle = Solver(algorithm=algorithm).oracle(p)
     t = time.perf_counter()
     oracle.prepare([p])
     value, _ = oracle.lookup(p)
     seconds = time.perf_counter() - t
     rules_text = "" if rules_name == "classic" else f" {rules_name}"
-    return Row(f"{rows}x{cols} start{rules_text}, full solve", engine, oracle.states, seconds, _peak_bytes(),
+    return Row(f"{rows}x{cols} start{rules_text}, full solve", algorithm, oracle.states, seconds, _peak_bytes(),
                f"value for X to move {value:+d}")
 
 
 def _analysis(rows: int, cols: int, board: bool) -> Row:
     """What the command computes for the start: with X to move, or as a board (both sides)."""
-    from .analysis import Analyzer
-    from .engine.retro import RetroOracle
-    from .formats import Entry
-    from .notation import game_name
-    from .report import solve_entry
-    from .rules import CLASSIC, O, Position, X
-
     p = Position.start(rows, cols, CLASSIC)
-    oracle = RetroOracle(p.board, CLASSIC)
+    solver = Solver(algorithm="retro")
+    analyzer = solver.analyzer(p)
     t = time.perf_counter()
-    report = solve_entry(Entry(p, (X, O) if board else (X,)), Analyzer(oracle))
+    report = solver.solve(Entry(p, (X, O) if board else (X,)), analyzer=analyzer)
     seconds = time.perf_counter() - t
     what = "board (both sides, summary)" if board else "X to move"
-    note = f"orthodox {game_name(report.board.summary.line)}" if board else f"value {report.sides[0].evaluation.value:+d}"
-    return Row(f"{rows}x{cols} start, {what}", "retro", oracle.states, seconds, _peak_bytes(), note)
+    if board:
+        assert report.board is not None and report.board.summary is not None
+        note = f"orthodox {game_name(report.board.summary.line)}"
+    else:
+        evaluation = report.sides[0].evaluation
+        assert evaluation is not None
+        note = f"value {evaluation.value:+d}"
+    return Row(f"{rows}x{cols} start, {what}", "retro", report.states, seconds, _peak_bytes(), note)
 
 
 def _perft(depth: int) -> Row:
-    from .engine.perft import perft
-    from .formats import parse_fen
-    from .rules import UAI
+    from .engine.perft import perft  # start-up: compiled code, as in _warm_up
 
     p = parse_fen("startpos", UAI)
     t = time.perf_counter()
@@ -177,19 +175,16 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     each searched for ``timeout`` seconds for its exact value, outcome first. The row counts the
     positions that ended with a proved interval and a best move, with the outcome proved, and
     exact, with median times, nodes per second of CPU and the table's hit rate."""
-    from .engine.search import SearchOracle
-    from .engine.tables import mover_bits
-    from .formats import read_file
-    from .rules import parse_rules
+    from .engine.search import SearchOracle  # start-up: compiled code, as in _warm_up
 
-    entries = [e for e in read_file(str(ENDGAME_FILE)) if not isinstance(e, Exception)
+    entries = [e for e in read_file(str(ENDGAME_FILE)) if isinstance(e, Entry)
                and e.position.empty.bit_count() == empties]
     rows, times = [], []
     nodes = probes = hits = cuts = first = 0
     cpu = 0.0
     for e in entries:
         p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
-        oracle = SearchOracle(p.board, p.rules, deadline=time.monotonic() + timeout)
+        oracle = cast(SearchOracle, Solver(algorithm="search", limits=Limits(timeout=timeout)).oracle(p))
         m, t = mover_bits(p)
         c0 = time.process_time()
         b = oracle.bounds_of(m, t, p.counter)
@@ -221,11 +216,7 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
 
 
 def _tables_build(rows: int, cols: int) -> Row:
-    import tempfile
-
-    from .board import Board
-    from .tablebase import build
-    from .tiersolver import LocalExecutor
+    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
 
     with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
         t = time.perf_counter()
@@ -235,9 +226,7 @@ def _tables_build(rows: int, cols: int) -> Row:
                f"{report.entries:,} entries, {report.bytes_on_disk / (1 << 20):,.1f} MiB on disk")
 
 
-def _random_4x4(count: int, seed: int = 1):
-    import numpy as np
-
+def _random_4x4(count: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     digits = rng.integers(0, 3, (count, 16))
     x = np.zeros(count, np.uint64)
@@ -249,11 +238,7 @@ def _random_4x4(count: int, seed: int = 1):
 
 
 def _tables_probe() -> Row:
-    import tempfile
-
-    from .board import Board
-    from .tablebase import Tablebase, build
-    from .tiersolver import LocalExecutor
+    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
 
     count = 1_000_000
     mine, theirs = _random_4x4(count)
@@ -269,14 +254,7 @@ def _tables_probe() -> Row:
 
 
 def _tables_batch() -> Row:
-    import tempfile
-
-    from .batch import Options, run_batch
-    from .board import Board
-    from .rules import CLASSIC, Position, X, O
-    from .formats import write_fen
-    from .tablebase import build
-    from .tiersolver import LocalExecutor
+    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
 
     count = 100_000
     mine, theirs = _random_4x4(count, seed=2)
@@ -320,8 +298,7 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
 
 def run_in_subprocess(name: str, timeout: float) -> Row:
     cmd = [sys.executable, "-m", "solver", "bench", "--one", name, "--timeout", str(timeout)]
-    env = dict(os.environ, ATAXX_NO_PROGRESS="1")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         reason = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
@@ -336,8 +313,8 @@ def row_json(row: Row) -> dict:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("case", "engine", "positions", "seconds", "positions/s", "peak memory", "")
-    body = [(r.case, r.engine, f"{r.positions:,}", f"{r.seconds:.2f}", f"{r.rate:,.0f}" if r.positions else "-",
+    head = ("case", "solver", "positions", "seconds", "positions/s", "peak memory", "")
+    body = [(r.case, r.solver, f"{r.positions:,}", f"{r.seconds:.2f}", f"{r.rate:,.0f}" if r.positions else "-",
              f"{r.peak_bytes / (1 << 20):,.0f} MiB", r.note) for r in rows]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
@@ -363,7 +340,7 @@ RATIOS = [  # (what, case of the numerator, case of the denominator)
 
 
 def _ratio(rows: list[Row]) -> str:
-    by = {r.case + "/" + r.engine: r for r in rows}
+    by = {r.case + "/" + r.solver: r for r in rows}
     lines = []
     for what, top, bottom in RATIOS:
         a, b = by.get(top), by.get(bottom)

@@ -13,6 +13,7 @@ questions and is shared by every position on it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 MAX_SQUARES = 64
@@ -123,7 +124,7 @@ class Board:
         """Chebyshev (king-move) distance between two squares."""
         return max(abs(self.file_of(a) - self.file_of(b)), abs(self.rank_of(a) - self.rank_of(b)))
 
-    def _ring(self, sq: int, test) -> int:
+    def _ring(self, sq: int, test: Callable[[int, int], bool]) -> int:
         mask = 0
         f0, r0 = self.file_of(sq), self.rank_of(sq)
         for other in range(self.size):
@@ -228,7 +229,7 @@ def popcount(mask: int) -> int:
     return mask.bit_count()
 
 
-def squares_of(mask: int):
+def squares_of(mask: int) -> Iterator[int]:
     """Iterate over the squares of a mask, lowest first."""
     while mask:
         low = mask & -mask

@@ -7,6 +7,9 @@ the side to move, the depth (NULL for infinite play) and the preferred move, sto
 in the canonical orientation and mapped back on reading. Boards without a side to
 move also store their orthodox summary (kind ``board``).
 
+A row is a compact form of :class:`solver.report.SideResult`, the one definition of a
+solved side: :func:`side_row` makes it from one, :meth:`Cache.get_side` gives one back.
+
 The file is in WAL mode; one process (the batch's parent) writes, in transactions,
 so an interrupted run leaves a valid database. A new file gets its tables in one
 ``BEGIN IMMEDIATE`` transaction (``CREATE TABLE IF NOT EXISTS``), so processes that
@@ -22,10 +25,12 @@ import logging
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .analysis import Evaluation, Interval
 from .board import MAX_SQUARES
+from .report import SideResult
 from .rules import InvalidMoveError, Move, Position, X, move_order_key, parse_move_text
 
 LOGGER = logging.getLogger(__name__)
@@ -174,9 +179,11 @@ class Cache:
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
 
-    def get_side(self, p: Position) -> CachedSide | None:
-        """What is known of p (X's side), or None if nothing is cached (or if the row is not a
-        valid result: it is logged and solved again)."""
+    def get_side(self, p: Position) -> SideResult | None:
+        """What is known of p, as the :class:`~solver.report.SideResult` a solve would give (its
+        interval, its value and depth when both were known, the best move found and its bound),
+        or None if nothing is cached (or if the row is not a valid result: it is logged and
+        solved again)."""
         key, perms = canonical(p)
         row = self._fetch("SELECT value, depth, best, lower, upper, best_lower FROM solved "
                           "WHERE rules=? AND key=? AND kind='side'", (p.rules.name, key))
@@ -199,16 +206,18 @@ class Cache:
                     raise ValueError(f"best move {best!r}")
                 canon_move = parse_move_text(p.board, best)[0]
                 images = {_map(canon_move, _inverse(perm)) for perm in perms}
-                move = p.move_name(min(images, key=lambda m: move_order_key(p.board, m)))
+                move = min(images, key=lambda m: move_order_key(p.board, m))
         except (ValueError, InvalidMoveError, IndexError) as exc:
             LOGGER.warning("%s: ignoring a bad row for %s (%s)", self.path, key, exc)
             return None
         known = depth != -1
         depth = None if depth == -1 else depth
-        if p.turn == X:
-            return CachedSide(lower, upper, value is not None, depth, known, move, best_lower)
-        return CachedSide(-upper, -lower, value is not None, depth, known, move,
-                          None if best_lower is None else -best_lower)
+        if p.turn != X:
+            lower, upper = -upper, -lower
+            best_lower = None if best_lower is None else -best_lower
+        squares = p.board.playable.bit_count()
+        evaluation = Evaluation(lower, depth) if value is not None and known else None
+        return SideResult(p, Interval(lower, upper, squares), evaluation, best_move=move, best_bound=best_lower)
 
     def get_orthodox(self, p: Position) -> str | None:
         key, _ = canonical(p.replace(turn=X))
@@ -260,13 +269,13 @@ class Cache:
 
     # -- for the user -------------------------------------------------------------------------
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         try:
             rows = self.db.execute("SELECT rules, kind, COUNT(*) FROM solved GROUP BY rules, kind "
                                    "ORDER BY rules, kind").fetchall()
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: cannot read the cache ({exc})") from None
-        by = {}
+        by: dict[str, dict[str, int]] = {}
         for rules, kind, n in rows:
             by.setdefault(rules, {})[kind] = n
         size = sum(f.stat().st_size for f in self.path.parent.glob(self.path.name + "*") if f.is_file())
@@ -283,34 +292,19 @@ class Cache:
         return n
 
 
-@dataclass(frozen=True)
-class CachedSide:
-    """A cached side to move, from X's side: proved bounds (``exact`` when they meet, with the
-    ``depth`` when ``depth_known``: None for infinite play), the best move found and the bound
-    proved for it (at least for X to move, at most for O to move)."""
-
-    lower: int
-    upper: int
-    exact: bool
-    depth: int | None
-    depth_known: bool
-    best: str | None
-    best_bound: int | None
-
-    @property
-    def value(self) -> int | None:
-        return self.lower if self.exact else None
-
-
-def side_row(p: Position, lower_x: int, upper_x: int, depth: int | None, best: str | None,
-             best_bound_x: int | None, depth_known: bool = True) -> tuple:
-    """A row for p: bounds (exact when equal), depth (None: infinite play), the best move and its
-    proved bound, X's side. An exact value whose depth was not computed stores depth -1."""
+def side_row(s: SideResult) -> tuple:
+    """The row of a solved side (:class:`~solver.report.SideResult`): its bounds (exact when
+    equal), depth (None: infinite play; -1: an exact value whose depth was not computed), the
+    best move found and its proved bound, in the canonical orientation."""
+    p = s.position
+    lower_x, upper_x = s.interval.lower, s.interval.upper
+    depth_known = s.evaluation is not None
+    depth = None if s.evaluation is None else s.evaluation.depth
+    best_bound_x = s.best_bound if s.best_move is not None else None
     key, perms = canonical(p)
     canon_best = None
-    if best is not None:
-        move = parse_move_text(p.board, best)[0]
-        canon_best = p.move_name(_map(move, perms[0]))
+    if s.best_move is not None:
+        canon_best = p.move_name(_map(s.best_move, perms[0]))
     if p.turn == X:
         lower, upper, best_lower = lower_x, upper_x, best_bound_x
     else:

@@ -11,25 +11,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import shutil
+import signal
 import sys
 import threading
 import time
+from typing import Any, Callable
 
-from . import __version__
+import numpy as np
+
+from . import __version__, bench
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
-from .cache import CacheError
-from .pictures import DEFAULT_TREE_DEPTH
-from .engine import ENGINES, choose_oracle, warm_up
+from .batch import Options, live_status, run_batch
+from .cache import Cache, CacheError, default_cache_path
+from .cluster import ClusterError, cluster_for
+from .engine.tables import mover_bits
 from .files import OutputError, check_output, replace_file
 from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
-from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
-from .report import report_json, report_text, solve_entry, stop_text
-from .rules import RULE_SETS, O, X, parse_rules, side_name
-from .tablebase import MissingTableError
+from .limits import LimitError, Limits, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
+from .notation import signed
+from .oracle import Progress
+from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
+from .players import make_asker
+from .report import Report, report_json, report_text, stop_text
+from .rules import RULE_SETS, O, Side, X, parse_rules, side_name
+from .solving import ALGORITHMS, Solver
+from .tablebase import (AtaxxGame, DirectoryStore, MissingTableError, Tablebase, TableError, board_name, build,
+                        compare_with_retro, compare_with_search, decode, dense_index, parse_board_name)
+from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
+from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 
@@ -81,17 +95,53 @@ def _seconds(text: str) -> float:
     return value
 
 
+class _Stderr(logging.Handler):
+    """Log records as lines on the standard error of the moment (tests replace it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(printable(self.format(record)) + "\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - logging's own convention
+            self.handleError(record)
+
+
+def log_to_stderr(level: int = logging.WARNING, fmt: str = "ataxx-solve: %(message)s") -> None:
+    """Show the library's log messages (logger ``solver``) on stderr: the compile notice, a bad
+    cache row; with ``tables -v``, a line per tier. The library itself never prints."""
+    logger = logging.getLogger("solver")
+    handler = next((h for h in logger.handlers if isinstance(h, _Stderr)), None)
+    if handler is None:
+        handler = _Stderr()
+        logger.addHandler(handler)
+    handler.setFormatter(logging.Formatter(fmt))
+    logger.setLevel(level)
+
+
 def _say(text: str) -> None:
     """One line on stderr, with control characters from the input escaped."""
     print(printable(text), file=sys.stderr)
 
 
-def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine") -> None:
-    """The options every solving command shares: rules, which solver, and the limits per position."""
+class _NotAnEngine(argparse.Action):
+    """``--engine`` given to solve or batch: an engine is a program under test (verify's option);
+    the solving algorithm is ``--solver``. One line, exit status 2."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"{option_string} names a program under test (ataxx-solve verify --engine CMD); "
+                     f"the solving algorithm is --solver {'|'.join(ALGORITHMS)}")
+
+
+def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = False) -> None:
+    """The options every solving command shares: rules, which solver, and the limits per position.
+    Where ``--engine`` does not name a player under test (``engine_is_player``), it is refused."""
     p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS),
                    help="rules for positions without a rules: header (default: classic)")
-    p.add_argument(engine_flag, default="auto", choices=ENGINES,
-                   help="exact solver to use (default: auto)")
+    p.add_argument("--solver", default="auto", choices=ALGORITHMS,
+                   help="the solving algorithm (default: auto)")
+    if not engine_is_player:
+        p.add_argument("--engine", action=_NotAnEngine, help=argparse.SUPPRESS)
     p.add_argument("--max-states", type=_whole(1, MAX_STATES), metavar="N",
                    help="stop a position cleanly when more than N positions would be solved (or nodes searched); "
                         f"at most {MAX_STATES:,}")
@@ -103,12 +153,10 @@ def add_solver_options(p: argparse.ArgumentParser, engine_flag: str = "--engine"
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
 
 
-def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables"):
+def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables") -> Tablebase | None:
     """The Tablebase of --tables, or None; a directory that cannot be used is one line and exit 2."""
     if directory is None:
         return None
-    from .tablebase import Tablebase, TableError
-
     try:
         return Tablebase(directory)
     except TableError as exc:
@@ -165,9 +213,7 @@ def write_output(path: str, text: str, kind: str, inputs=()) -> None:
     replace_file(path, [text])
 
 
-def _write_pictures(args, report, analyzer: Analyzer, k: int) -> None:
-    from .pictures import board_svg, game_tree_dot
-
+def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int) -> None:
     root = report.sides[0].position
     for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
                              (args.svg, "svg", lambda: board_svg(analyzer, root))):
@@ -182,7 +228,7 @@ def limit_hint(exc: LimitError) -> str:
     if isinstance(exc, StateLimitError):
         return " (raise --max-states to go further)"
     if isinstance(exc, MemoryLimitError):
-        return " (raise --max-memory, or try --engine search)"
+        return " (raise --max-memory, or try --solver search)"
     if isinstance(exc, TimeLimitError):
         return " (raise --timeout to go further)"
     return ""
@@ -208,31 +254,26 @@ def solve_command(argv: list[str]) -> int:
         items = read_text(data, "<stdin>", args.format, rules)
     status = EXIT_OK
     solved = 0
-    tables = open_tables(args.tables)
+    view = ProgressView() if sys.stderr.isatty() else None
+    solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth)
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
             status = max(status, EXIT_INPUT)
             continue
-        sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (args.to_move,))
+        sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
         try:
-            oracle = choose_oracle(item.position, args.engine, max_states=args.max_states,
-                                   max_memory=args.max_memory, tables=tables)
+            analyzer = solver.analyzer(item.position)
         except MissingTableError as exc:
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
-        if args.timeout:
-            warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
-            oracle.deadline = time.monotonic() + args.timeout
-        analyzer = Analyzer(oracle, orth_depth=args.orth_depth)
-        status_line = StatusLine(item.position.board) if sys.stderr.isatty() else None
         try:
-            report = solve_entry(item, analyzer, sides, dominance=args.moves, outcome_only=args.outcome_only,
-                                 progress=status_line.search if status_line else None)
+            report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer)
         finally:
-            if status_line is not None:
-                status_line.close()
+            if view is not None:
+                view.close()
         settled = report.outcomes_proved if args.outcome_only else report.exact
         if not settled:
             status = max(status, EXIT_FAILED)
@@ -263,7 +304,7 @@ def solve_command(argv: list[str]) -> int:
     return status
 
 
-def _print_report(args, report) -> None:
+def _print_report(args: argparse.Namespace, report: Report) -> None:
     if args.json:
         print(json.dumps(report_json(report, args.moves)))
     else:
@@ -272,12 +313,18 @@ def _print_report(args, report) -> None:
     sys.stdout.flush()
 
 
-class StatusLine:
-    """One line of live progress on a terminal (stderr), rewritten in place: the side being
-    searched, the interval proved so far, the best move, nodes and nodes per second."""
+def _bar(desc: str, unit: str, total: int | None = None) -> Any:
+    """A tqdm bar on standard error (the callers draw only on a terminal)."""
+    from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
 
-    def __init__(self, board, stream=None):
-        self.board = board
+    return tqdm(desc=desc, unit=f" {unit}", total=total, file=sys.stderr, leave=False, unit_scale=True,
+                dynamic_ncols=True)
+
+
+class StatusLine:
+    """One line of live progress on a terminal (stderr), rewritten in place."""
+
+    def __init__(self, stream: Any = None):
         self.stream = stream or sys.stderr
         self.shown = 0
         self.last = 0.0
@@ -293,27 +340,61 @@ class StatusLine:
         self.stream.flush()
         self.shown = len(text)
 
-    def search(self, side: str, st) -> None:
-        from .notation import signed
-
-        rate = st.nodes / st.seconds if st.seconds > 0 else 0.0
-        best = ""
-        interval = f"{signed(st.lower)}..{signed(st.upper)}" if st.lower != st.upper else signed(st.lower)
-        if side == O:  # the search works from the mover's side
-            interval = f"{signed(-st.upper)}..{signed(-st.lower)}" if st.lower != st.upper else signed(-st.lower)
-        if st.best_move is not None:
-            from .engine.tables import code_move
-            from .rules import move_name
-
-            best = f", best {move_name(self.board, code_move(st.best_move))}"
-        self.show(f"{side.upper()} to move: value {interval}{best} | {_count(st.nodes)} nodes, "
-                  f"{_count(rate)}/s, {st.seconds:.1f} s")
-
     def close(self) -> None:
         if self.shown:
             self.stream.write("\r" + " " * self.shown + "\r")
             self.stream.flush()
             self.shown = 0
+
+
+def _interval_text(lower: int | None, upper: int | None) -> str:
+    if lower is None or upper is None:
+        return "?"
+    return signed(lower) if lower == upper else f"{signed(lower)}..{signed(upper)}"
+
+
+class ProgressView:
+    """Draws the :class:`~solver.oracle.Progress` of the engines on a terminal: a bar per phase
+    of the retro engine (enumerating, solving), a status line for the search (the side being
+    searched, the interval proved so far, the best move, nodes and nodes per second).
+    ``describe(progress)`` may give the status line's text instead."""
+
+    def __init__(self, describe: Callable[[Progress], str] | None = None):
+        self.describe = describe
+        self.line = StatusLine()
+        self.bar: Any = None
+        self.phase: str | None = None
+        self.done = 0
+
+    def __call__(self, ev: Progress) -> None:
+        if ev.phase == "searching":
+            self._close_bar()
+            self.line.show(self.describe(ev) if self.describe else self.search_text(ev))
+            return
+        if self.bar is None or ev.phase != self.phase or ev.done < self.done:
+            self._close_bar()
+            self.line.close()
+            self.bar, self.phase = _bar(ev.phase, ev.unit, ev.total), ev.phase
+        self.done = ev.done
+        if ev.done > self.bar.n:
+            self.bar.update(ev.done - self.bar.n)
+
+    @staticmethod
+    def search_text(ev: Progress) -> str:
+        rate = ev.done / ev.seconds if ev.seconds > 0 else 0.0
+        who = f"{side_name(ev.side)} to move: " if ev.side is not None else ""
+        move = f", best {ev.best_move_name}" if ev.best_move_name else ""
+        return (f"{who}value {_interval_text(ev.lower, ev.upper)}{move} | {_count(ev.done)} nodes, "
+                f"{_count(rate)}/s, {ev.seconds:.1f} s")
+
+    def _close_bar(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar, self.phase, self.done = None, None, 0
+
+    def close(self) -> None:
+        self._close_bar()
+        self.line.close()
 
 
 def _count(n: float) -> str:
@@ -324,7 +405,7 @@ def _count(n: float) -> str:
 
 
 def perft_command(argv: list[str]) -> int:
-    from .engine.perft import MAX_DEPTH, perft
+    from .engine.perft import MAX_DEPTH, perft  # start-up: perft is compiled code (numba)
 
     p = _Parser(
         prog="ataxx-solve perft",
@@ -363,8 +444,6 @@ def perft_command(argv: list[str]) -> int:
 
 
 def bench_command(argv: list[str]) -> int:
-    from . import bench
-
     p = _Parser(
         prog="ataxx-solve bench",
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
@@ -407,17 +486,12 @@ def _missing_table_text(tables, position) -> str:
 
 
 def _open_cache(args):
-    from .cache import Cache, default_cache_path
-
     if getattr(args, "no_cache", False):
         return None
     return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
 
 
 def batch_command(argv: list[str]) -> int:
-    from .batch import Options, live_status, run_batch
-    from .engine.runtime import show_progress
-
     p = _Parser(
         prog="ataxx-solve batch",
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
@@ -443,10 +517,10 @@ def batch_command(argv: list[str]) -> int:
             return EXIT_INPUT
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
     cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
-    options = Options(args.engine, args.max_states, args.max_memory, args.timeout, tables=args.tables)
+    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables)
     bar = None
-    if show_progress():
-        from tqdm import tqdm
+    if sys.stderr.isatty():
+        from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
 
         bar = tqdm(desc="batch", unit="pos", dynamic_ncols=True, leave=True)
 
@@ -513,8 +587,6 @@ def batch_command(argv: list[str]) -> int:
 
 
 def cache_command(argv: list[str]) -> int:
-    from .cache import default_cache_path
-
     p = _Parser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
     p.add_argument("action", choices=("stats", "clear"))
     p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
@@ -541,9 +613,6 @@ def cache_command(argv: list[str]) -> int:
 
 
 def verify_command(argv: list[str]) -> int:
-    from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
-    from .verify import (BuiltinAsker, EngineAsker, Verifier, choices_from_file, html_report, run_verify,
-                         summarise, summary_table)
 
     p = _Parser(
         prog="ataxx-solve verify",
@@ -562,7 +631,7 @@ def verify_command(argv: list[str]) -> int:
     p.add_argument("--go", default="depth 6", help="the UAI go arguments, one line (default: 'depth 6')")
     p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
                    help="how long a UAI engine may take per move before it counts as hung (default 10)")
-    add_solver_options(p, "--solver")  # --engine names the players here
+    add_solver_options(p, engine_is_player=True)  # --engine names the players here
     p.add_argument("--seed", type=_whole(0, MAX_SEED), default=0,
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
@@ -577,11 +646,11 @@ def verify_command(argv: list[str]) -> int:
             p.error(f"argument --html: {exc}")
     askers = []
     for spec in args.engine:
+        if spec.strip() in ALGORITHMS:
+            p.error(f"argument --engine: {quote(spec)} is a solving algorithm, not an engine (a UAI command or "
+                    f"builtin:NAME): give it with --solver {spec.strip()}")
         try:
-            if spec.startswith("builtin:"):
-                askers.append(BuiltinAsker(spec, args.seed))
-            else:
-                askers.append(EngineAsker(spec, args.go, args.move_timeout))
+            askers.append(make_asker(spec, args.seed, args.go, args.move_timeout))
         except ValueError as exc:
             p.error(f"argument --engine: {exc}")
     items = [item for f in args.files for item in read_file(f, "auto", parse_rules(args.rules))]
@@ -598,19 +667,28 @@ def verify_command(argv: list[str]) -> int:
                 print(f"{c.entry.source}:{c.entry.line}: "
                       f"{_missing_table_text(tables, c.position)}", file=sys.stderr)
                 return EXIT_INPUT
-    verifier = Verifier(args.solver, args.max_states, args.max_memory, args.timeout, tables=tables)
-
-    status_line = StatusLine(None) if sys.stderr.isatty() else None
     done = [0]
 
-    def show(c):
+    def describe(ev: Progress) -> str:
+        rate = ev.done / ev.seconds if ev.seconds > 0 else 0.0
+        return (f"checked {done[0]}/{len(choices)}: searching, value {_interval_text(ev.lower, ev.upper)} | "
+                f"{_count(ev.done)} nodes, {_count(rate)}/s")
+
+    view = ProgressView(describe) if sys.stderr.isatty() else None
+    solver = Solver(parse_rules(args.rules), args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+                    progress=view, tables=tables)
+    verifier = Verifier(solver)
+
+    def show(c: Check) -> None:
         done[0] += 1
-        if status_line is not None:
-            status_line.close()
+        if view is not None:
+            view.close()
         if args.json:
             print(json.dumps(c.to_json()), flush=True)
         elif c.problem:
             print(printable(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}"), flush=True)
+        elif c.value_interval is None or c.best_interval is None:
+            pass  # judged without intervals: nothing to say
         elif c.verdict == "unsettled":
             print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is unsettled (value after it "
                             f"{c.value_interval.text()}, position {c.best_interval.text()})"), flush=True)
@@ -621,10 +699,6 @@ def verify_command(argv: list[str]) -> int:
                             f"{'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
                             f" ({c.value_interval.text()}; {best}{c.best_interval.text()}, loses {loss})"), flush=True)
 
-    if status_line is not None:
-        verifier.progress = lambda st: status_line.show(
-            f"checked {done[0]}/{len(choices)}: searching, value {_signed_interval(st)} | {_count(st.nodes)} nodes, "
-            f"{_count(st.nodes / st.seconds if st.seconds > 0 else 0)}/s")
     checks: list = []
     interrupted = False
     try:
@@ -632,8 +706,8 @@ def verify_command(argv: list[str]) -> int:
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        if status_line is not None:
-            status_line.close()
+        if view is not None:
+            view.close()
         for a in askers:
             a.close()
     if interrupted:
@@ -665,47 +739,39 @@ def verify_command(argv: list[str]) -> int:
     return EXIT_FAILED if problems or verifier.unsettled else EXIT_OK
 
 
-def _signed_interval(st) -> str:
-    from .notation import signed
-
-    return signed(st.lower) if st.lower == st.upper else f"{signed(st.lower)}..{signed(st.upper)}"
-
-
 class _TierBars:
     """One progress bar per tier and phase, on a terminal only."""
 
     def __init__(self, ntiers: int):
-        from .engine.runtime import progress_bar
-
-        self.make = progress_bar
         self.ntiers = ntiers
-        self.key = None
-        self.bar = None
+        self.key: tuple | None = None
+        self.bar: Any = None
+        self.draw = sys.stderr.isatty()
 
-    def __call__(self, tier, phase, done, total):
+    def __call__(self, tier: int, phase: str, done: int, total: int | None) -> None:
+        if not self.draw:
+            return
         if (tier, phase) != self.key:
             self.close()
             self.key = (tier, phase)
-            self.bar = self.make(f"tier {tier}/{self.ntiers - 1} {phase}", "pos", total=total)
-            self.bar.__enter__()
-        self.bar.update_to(done)
+            self.bar = _bar(f"tier {tier}/{self.ntiers - 1} {phase}", "pos", total=total)
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
 
-    def close(self):
+    def close(self) -> None:
         if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+            self.bar.close()
             self.bar = None
 
 
 def tables_command(argv: list[str]) -> int:
-    from .tablebase import TableError, dense_index, parse_board_name
-
     p = argparse.ArgumentParser(
         prog="ataxx-solve tables",
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
                     "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
                     "value and depth of positions from the tables; check: verify every stored value against the "
-                    "moves; info: what DIR holds.")
-    p.add_argument("action", choices=("build", "probe", "check", "info"))
+                    "moves; compare: the tables of a board against an engine (--against); info: what DIR holds.")
+    p.add_argument("action", choices=("build", "probe", "check", "compare", "info"))
     p.add_argument("args", nargs="*", metavar="BOARD|FILE",
                    help="build/check: the board, ROWSxCOLS (e.g. 4x5); probe: position files (default: standard input)")
     p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
@@ -717,15 +783,25 @@ def tables_command(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
     p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
     p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
+    p.add_argument("--against", choices=("retro", "search"), default="retro",
+                   help="compare: every position against the retro engine (default), or random positions with few "
+                        "empty squares against the search engine")
+    p.add_argument("--start", action="store_true", help="compare --against retro: only the positions reachable "
+                                                        "from the standard start")
+    p.add_argument("--count", type=_whole(1, 10_000_000), default=2000, metavar="N",
+                   help="compare --against search: how many random positions (default 2000)")
+    p.add_argument("--empty", default="1-4", metavar="A-B",
+                   help="compare --against search: empty squares of the random positions (default 1-4)")
+    p.add_argument("--seed", type=_whole(0, MAX_SEED), default=13, help="compare --against search: the seed")
     args = p.parse_intermixed_args(argv)
     if args.verbose:
-        import logging
-
-        logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO, stream=sys.stderr)
+        log_to_stderr(logging.INFO, "%(asctime)s %(message)s")
     if args.action == "probe":
         return _tables_probe(args)
     if args.action == "info":
         return _tables_info(args)
+    if args.action == "compare":
+        return _tables_compare(p, args)
     if len(args.args) != 1:
         p.error(f"{args.action} takes one board, ROWSxCOLS")
     try:
@@ -733,13 +809,11 @@ def tables_command(argv: list[str]) -> int:
         index = dense_index(board)
     except (ValueError, TableError) as exc:
         p.error(f"argument BOARD: {exc}")
-    from .tiersolver import LocalExecutor
+    from .tiersolver import LocalExecutor  # start-up: the tier solver loads the compiled kernels
 
     bars = _TierBars(index.n + 1)
     try:
         if args.cluster:
-            from .cluster import ClusterError, cluster_for
-
             try:
                 context = cluster_for(args.cluster)
                 executor = context.__enter__()
@@ -763,10 +837,6 @@ def tables_command(argv: list[str]) -> int:
 
 
 def _tables_build(board, directory, executor, bars) -> int:
-    import signal
-
-    from .tablebase import board_name, build
-
     stop = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
     previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
     t = time.perf_counter()
@@ -800,8 +870,7 @@ def _tier_range(p, text: str | None, n: int) -> list[int]:
 
 
 def _tables_check(board, directory, executor, bars, tiers) -> int:
-    from .tablebase import DirectoryStore, AtaxxGame, board_name
-    from .tiersolver import verify
+    from .tiersolver import verify  # start-up: the tier solver loads the compiled kernels
 
     store = DirectoryStore(directory, board)
     game = AtaxxGame(board)
@@ -822,10 +891,52 @@ def _tables_check(board, directory, executor, bars, tiers) -> int:
     return EXIT_OK if report.failures == 0 else EXIT_FAILED
 
 
-def _tables_info(args) -> int:
-    from .tablebase import board_name
-
+def _tables_dir(args: argparse.Namespace) -> Tablebase:
+    """The Tablebase of ``tables --dir``, or one line and exit status 2."""
     tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    assert tb is not None  # --dir is required
+    return tb
+
+
+def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if len(args.args) != 1:
+        p.error("compare takes one board, ROWSxCOLS")
+    try:
+        board = parse_board_name(args.args[0], args.blocks)
+    except (ValueError, TableError) as exc:
+        p.error(f"argument BOARD: {exc}")
+    tb = _tables_dir(args)
+    try:
+        tb.require(board)
+    except MissingTableError as exc:
+        _say(f"ataxx-solve tables: {exc}")
+        return EXIT_INPUT
+    name = board_name(board)
+    if args.against == "retro":
+        result = compare_with_retro(tb, board, start=args.start)
+        what = "reachable from the start" if args.start else "in all"
+    else:
+        lo, _, hi = args.empty.partition("-")
+        squares = board.playable.bit_count()
+        if not (lo.isdigit() and (hi or lo).isdigit() and 0 <= int(lo) <= int(hi or lo) <= squares):
+            p.error(f"argument --empty: {quote(args.empty)} is not a range like 1-4 within the {squares} squares")
+        empty = (int(lo), int(hi or lo))
+        view = StatusLine() if sys.stderr.isatty() else None
+        try:
+            result = compare_with_search(tb, board, args.count, empty, args.seed,
+                                         None if view is None else lambda k: view.show(f"{k:,} searched"))
+        finally:
+            if view is not None:
+                view.close()
+        what = f"random, with {empty[0]} to {empty[1]} empty squares"
+    first = "" if result.first is None else f" (the first: {result.first.fen()})"
+    print(f"{name}: {result.positions:,} positions {what}, tables against {result.against} in {result.seconds:.1f} s: "
+          f"{result.disagreements:,} disagreements{first}")
+    return EXIT_FAILED if result.disagreements else EXIT_OK
+
+
+def _tables_info(args) -> int:
+    tb = _tables_dir(args)
     for key, board in sorted(tb.boards.items()):
         files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
         size = sum(f.path.stat().st_size for _, f in files)
@@ -836,10 +947,7 @@ def _tables_info(args) -> int:
 
 
 def _tables_probe(args) -> int:
-    from .engine.tables import mover_bits
-    from .tablebase import MissingTableError, decode
-
-    tb = open_tables(args.dir, "ataxx-solve tables", "--dir")
+    tb = _tables_dir(args)
     if args.args:
         items = [item for f in args.args for item in read_file(f, "auto")]
     else:
@@ -865,8 +973,6 @@ def _tables_probe(args) -> int:
             for k in ks:
                 results[k] = str(exc)
             continue
-        import numpy as np
-
         bits = [mover_bits(todo[k][1]) for k in ks]
         codes = tb.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
                                np.array([b[1] for b in bits], np.uint64))
@@ -915,6 +1021,7 @@ def _drop_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    log_to_stderr()
     try:
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:])

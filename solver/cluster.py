@@ -29,7 +29,7 @@ class ClusterError(RuntimeError):
 
 def _dask():
     try:
-        import distributed
+        import distributed  # optional (pip install .[cluster]): imported only when a cluster is used
     except ImportError:
         raise ClusterError("the cluster needs Dask: pip install 'ataxx-solver[cluster]' "
                            "(or: pip install 'dask[distributed]')") from None

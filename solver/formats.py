@@ -1,6 +1,6 @@
 """Reading and writing positions (SPEC section 7).
 
-Three formats, detected automatically or forced:
+Four formats, detected automatically or forced:
 
 - ``grid``: one line per row, top row first; ``x``/``o`` pieces, ``#`` blocks,
   ``.`` or a space empty; an optional frame of ``+ - |``, rank labels on either
@@ -8,11 +8,15 @@ Three formats, detected automatically or forced:
 - ``colon``: ``1:0:0:2:`` per row; 0 empty, 1 X, 2 O, ``#`` a block.
 - ``fen``: ``x5o/7/7/7/7/7/o5x x 0 1`` (ranks top to bottom, ``-`` a block,
   digit runs of empty squares), then side, counter and move number, all optional.
-  ``startpos`` is the 7 x 7 standard start.
+  ``startpos`` is the 7 x 7 standard start (:mod:`solver.fen`).
+- ``cs61b``: the board dump of Berkeley's CS 61B Ataxx, framed by ``===`` lines;
+  ``r`` (red, the first player) is X, ``b`` is O, ``-`` empty, ``X`` a block.
 
 A position file holds several positions separated by blank lines. ``key: value``
 lines before a position describe it (``name``, ``to-move``, ``rules``,
-``counter``, ``expect``, ``move``, ``moves``); lines starting with ``;`` are comments.
+``counter``, ``expect``, ``move``, ``moves``, ``player``); a ``moves:`` line right after
+a position's lines (no blank line between) is that position's game record. Lines
+starting with ``;`` are comments.
 
 Every problem is a :class:`PositionFormatError` that names the source, the line
 and the reason; nothing is half-built. Parsing takes time linear in the input:
@@ -25,24 +29,22 @@ moves, and messages quote at most a few dozen characters of the input (:func:`qu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .board import MAX_SQUARES, Board, file_name
-from .rules import CLASSIC, SIDES, O, X, Position, Rules, parse_rules
+from .fen import (MAX_COUNTER, MAX_GAME_MOVES, STARTPOS, PositionFormatError, board_from_rows, game_moves,
+                  looks_like_fen, parse_whole, quote, read_fen, whole_field, write_fen_board)
+from .rules import CLASSIC, O, X, Position, Rules, Side, parse_rules
 
-FORMATS = ("auto", "grid", "colon", "fen")
-STARTPOS = "x5o/7/7/7/7/7/o5x x 0 1"
+FORMATS = ("auto", "grid", "colon", "fen", "cs61b")
 HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
-MAX_COUNTER = 999_999_999  # counters and move numbers: at most nine digits
-MAX_GAME_MOVES = 10_000    # moves in one game record (a moves: header, or after a FEN)
-
-
-def quote(text: str, limit: int = 40) -> str:
-    """``repr(text)``, cut to ``limit`` characters: safe to put in a one-line message."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
+# Names from solver.fen that this module offers too (they were defined here before).
+__all__ = ["FORMATS", "MAX_COUNTER", "MAX_GAME_MOVES", "STARTPOS", "Entry", "PositionFormatError", "detect_format",
+           "grid_rows", "looks_like_fen", "parse_colon", "parse_cs61b", "parse_fen", "parse_grid", "parse_position", "parse_whole",
+           "printable", "quote", "read_file", "read_positions", "read_text", "write_colon", "write_fen",
+           "write_fen_board", "write_grid"]
 
 
 def printable(text: str) -> str:
@@ -52,40 +54,6 @@ def printable(text: str) -> str:
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
-
-def parse_whole(text: str, what: str, low: int = 0, high: int = MAX_COUNTER) -> int:
-    """A whole number written in ASCII digits (with a sign when ``low`` < 0), from ``low`` to
-    ``high``; otherwise ValueError with a message that names ``what``.
-
-    ``int()`` alone would accept other digits (``²`` passes ``isdigit()`` and fails ``int()``,
-    ``٣`` is read as 3), underscores and spaces, and would convert thousands of digits (slowly,
-    or not at all past 4,300); the length is checked before any conversion.
-    """
-    digits = text[1:] if low < 0 and text[:1] in ("-", "+") else text
-    span = f"a whole number from {low:,} to {high:,}"
-    if not digits or not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"{what} must be {span}, not {quote(text)}")
-    digits = digits.lstrip("0") or "0"
-    if len(digits) > len(str(max(abs(low), abs(high)))):
-        raise ValueError(f"{what} must be {span}, not {quote(text)}")
-    value = -int(digits) if text[:1] == "-" and low < 0 else int(digits)
-    if not low <= value <= high:
-        raise ValueError(f"{what} must be {span}, not {quote(text)}")
-    return value
-
-
-class PositionFormatError(ValueError):
-    """Input that is not a position: carries the source (file name), the line and the reason."""
-
-    def __init__(self, message: str, source: str = "<input>", line: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.source = source
-        self.line = line
-
-    def __str__(self) -> str:
-        where = self.source if self.line is None else f"{self.source}:{self.line}"
-        return f"{where}: {self.message}"
 
 
 @dataclass
@@ -97,7 +65,7 @@ class Entry:
     """
 
     position: Position
-    sides: tuple[str, ...]
+    sides: tuple[Side, ...]
     source: str = "<input>"
     line: int = 1
     name: str | None = None
@@ -118,146 +86,14 @@ class Entry:
 
 # -- FEN ------------------------------------------------------------------------------------------
 
-_FEN_RANK_TOKEN = re.compile(r"[0-9]+|[xXoO-]|.")
-_FEN_BOARD = re.compile(r"[xXoO0-9-]+(/[xXoO0-9-]+)*")
-_FEN_CHARS = re.compile(r"[xXoO0-9/-]+")
-
-
-def _err(message: str, source: str, line: int | None) -> PositionFormatError:
-    return PositionFormatError(message, source, line)
-
-
-def _whole(text: str, what: str, source: str, line: int | None, low: int = 0, high: int = MAX_COUNTER) -> int:
-    try:
-        return parse_whole(text, what, low, high)
-    except ValueError as exc:
-        raise _err(str(exc), source, line) from None
-
-
-def _game_moves(tokens: list[str], source: str, line: int | None) -> list[str]:
-    if len(tokens) > MAX_GAME_MOVES:
-        raise _err(f"a game record has at most {MAX_GAME_MOVES:,} moves, this one has {len(tokens):,}", source, line)
-    return tokens
-
-
-def parse_fen_board(text: str, source: str = "<input>", line: int | None = None) -> tuple[Board, int, int]:
-    """The board part of a FEN: (board, X mask, O mask)."""
-    ranks = text.split("/")
-    rows = []
-    for i, rank in enumerate(ranks, 1):
-        if not rank:
-            raise _err(f"FEN rank {i} from the top is empty", source, line)
-        cells = []
-        for tok in _FEN_RANK_TOKEN.findall(rank):
-            if "0" <= tok[0] <= "9":
-                if len(tok) > 2 or int(tok) > MAX_SQUARES:
-                    raise _err(f"FEN rank {i} from the top has a run of {quote(tok)} empty squares; boards have "
-                               f"at most {MAX_SQUARES}", source, line)
-                if int(tok) == 0:
-                    raise _err(f"FEN rank {i} from the top has a run of 0 empty squares", source, line)
-                cells.extend("." * int(tok))
-            elif tok in "xXoO-":
-                cells.append(tok.lower() if tok != "-" else "#")
-            else:
-                raise _err(f"FEN rank {i} from the top has an unknown character {tok!r}", source, line)
-        rows.append(cells)
-    width = len(rows[0])
-    for i, cells in enumerate(rows[1:], 2):
-        if len(cells) != width:
-            longer = "too long" if len(cells) > width else "too short"
-            raise _err(f"FEN rank {i} from the top is {longer}: {len(cells)} squares where the top rank has {width}",
-                       source, line)
-    return _board_from_rows(rows, source, line)
-
-
-def _board_from_rows(rows: list[list[str]], source: str, line: int | None,
-                     row_lines: list[int] | None = None) -> tuple[Board, int, int]:
-    """Build (board, X, O) from rows of cell characters ('x', 'o', '#', '.'), top row first."""
-    R, C = len(rows), len(rows[0])
-    if R * C > MAX_SQUARES:
-        raise _err(f"the board is {R} x {C} = {R * C} squares; at most {MAX_SQUARES} are supported", source, line)
-    if C == 0:
-        raise _err("the board has no squares", source, line)
-    blocks = x = o = 0
-    for i, cells in enumerate(rows):
-        rank = R - 1 - i
-        for f, ch in enumerate(cells):
-            bit = 1 << (rank * C + f)
-            if ch == "x":
-                x |= bit
-            elif ch == "o":
-                o |= bit
-            elif ch == "#":
-                blocks |= bit
-    return Board(R, C, blocks), x, o
-
-
 def parse_fen(text: str, rules: Rules = CLASSIC, source: str = "<input>", line: int | None = None) -> Position:
     """A position from a FEN line (side defaults to X, counter to 0, move number to 1)."""
-    position, _, _ = _parse_fen_fields(text, rules, source, line)
-    return position
-
-
-def _parse_fen_fields(text: str, rules: Rules, source: str, line: int | None):
-    """(position, side given?, game-record moves or None)."""
-    toks = text.split()
-    if not toks:
-        raise _err("empty FEN", source, line)
-    if toks[0].lower() == "startpos":
-        if len(toks) > 1 and toks[1].lower() != "moves":
-            raise _err(f"unexpected {quote(toks[1])} after startpos (only 'moves ...' may follow)", source, line)
-        toks = STARTPOS.split() + toks[1:]
-    moves = None
-    lowered = [t.lower() for t in toks]
-    if "moves" in lowered:
-        at = lowered.index("moves")
-        toks, moves = toks[:at], _game_moves(toks[at + 1:], source, line)
-        if not toks:
-            raise _err("'moves' with no position before it", source, line)
-    if not _FEN_BOARD.fullmatch(toks[0]):
-        bad = next((ch for ch in toks[0] if ch not in "xXoO0123456789-/"), None)
-        if bad is not None:
-            raise _err(f"FEN board has an unknown character {bad!r}", source, line)
-        raise _err(f"FEN board {quote(toks[0])} has an empty rank", source, line)
-    board, x, o = parse_fen_board(toks[0], source, line)
-    side, counter, fullmove = X, 0, 1
-    if len(toks) > 1:
-        if toks[1].lower() not in SIDES:
-            raise _err(f"FEN side to move must be 'x' or 'o', not {quote(toks[1])}", source, line)
-        side = toks[1].lower()
-    if len(toks) > 2:
-        counter = _whole(toks[2], "FEN counter", source, line)
-    if len(toks) > 3:
-        fullmove = _whole(toks[3], "FEN move number", source, line, low=1)
-    if len(toks) > 4:
-        raise _err(f"unexpected {quote(toks[4])} after the FEN", source, line)
-    position = Position(board, x, o, side, counter if rules.counter else 0, rules, fullmove)
-    return position, len(toks) > 1, moves
-
-
-def write_fen_board(board: Board, x: int, o: int) -> str:
-    ranks = []
-    for rank in range(board.rows - 1, -1, -1):
-        out, run = "", 0
-        for f in range(board.cols):
-            sq = board.square(f, rank)
-            ch = "x" if x >> sq & 1 else "o" if o >> sq & 1 else "-" if board.is_block(sq) else ""
-            if not ch:
-                run += 1
-                continue
-            if run:
-                out += str(run)
-                run = 0
-            out += ch
-        if run:
-            out += str(run)
-        ranks.append(out)
-    return "/".join(ranks)
+    return Position.from_fen(text, rules, source, line)
 
 
 def write_fen(position: Position) -> str:
-    return (f"{write_fen_board(position.board, position.x, position.o)} {position.turn} "
-            f"{position.counter} {position.fullmove}")
+    """The FEN of a position: :meth:`Position.fen`."""
+    return position.fen()
 
 
 # -- grids ----------------------------------------------------------------------------------------
@@ -324,7 +160,7 @@ def _strip_outer(lines: list[tuple[int, str]], source: str) -> list[tuple[int, s
     lines = lines[first:last]
     for n, text in lines:
         if _FRAME_LINE.fullmatch(text):
-            raise _err("a frame line inside the grid", source, n)
+            raise PositionFormatError("a frame line inside the grid", source, n)
     return lines
 
 
@@ -333,17 +169,19 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
     first = lines[0][0] if lines else None
     lines = _strip_outer([(n, t.rstrip("\r\n")) for n, t in lines], source)
     if not lines:
-        raise _err("no board rows (only a frame or a header)", source, first)
+        raise PositionFormatError("no board rows (only a frame or a header)", source, first)
 
     # Rank labels, on the left and/or the right: all rows or none, reading R..1 downwards.
-    def labels(split, rows):
+    def labels(split: Callable[[str], tuple[str, str] | None],
+               rows: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[str] | None]:
         found = [split(t) for _, t in rows]
         if not any(found):
             return rows, None
-        if not all(found):
+        split_rows = [f for f in found if f is not None]
+        if len(split_rows) < len(found):
             n = rows[found.index(None)][0]
-            raise _err("inconsistent rank labels: some rows are labelled, this one is not", source, n)
-        return [(n, rest) for (n, _), (_, rest) in zip(rows, found)], [label for label, _ in found]
+            raise PositionFormatError("inconsistent rank labels: some rows are labelled, this one is not", source, n)
+        return [(n, rest) for (n, _), (_, rest) in zip(rows, split_rows)], [label for label, _ in split_rows]
 
     rows, left = labels(_left_label, lines)
     rows, right = labels(_right_label, rows)
@@ -352,35 +190,35 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
         if labelled is not None:
             for (n, _), got, want in zip(rows, labelled, range(R, 0, -1)):
                 if (got.lstrip("0") or "0") != str(want):
-                    raise _err(f"rank label {got if len(got) < 10 else quote(got)} should be {want} "
+                    raise PositionFormatError(f"rank label {got if len(got) < 10 else quote(got)} should be {want} "
                                "(ranks count up from 1 at the bottom row)", source, n)
     # Bars: all rows or none.
     barred = [_inside_bars(t) for _, t in rows]
     if any(inside is not None for inside in barred):
         for (n, t), inside in zip(rows, barred):
             if inside is None:
-                raise _err("inconsistent frame: other rows have '|' at both ends, this one does not", source, n)
-        rows = [(n, inside) for (n, _), inside in zip(rows, barred)]
+                raise PositionFormatError("inconsistent frame: other rows have '|' at both ends, this one does not", source, n)
+        rows = [(n, inside) for (n, _), inside in zip(rows, barred) if inside is not None]
     else:
         for n, t in rows:
             if "|" in t:
-                raise _err("inconsistent frame: '|' on one side of the row only", source, n)
+                raise PositionFormatError("inconsistent frame: '|' on one side of the row only", source, n)
     cells = []
     for n, t in rows:
         row = []
         for col, ch in enumerate(t, 1):
             if ch not in _GRID_CELLS:
-                raise _err(f"unknown character {ch!r} in column {col} of the grid "
+                raise PositionFormatError(f"unknown character {ch!r} in column {col} of the grid "
                            "(expected x, o, # for a block, . or space for empty)", source, n)
             row.append(_GRID_CELLS[ch])
         cells.append(row)
     width = len(cells[0])
     if width == 0:
-        raise _err("empty grid row", source, rows[0][0])
+        raise PositionFormatError("empty grid row", source, rows[0][0])
     for (n, _), row in zip(rows, cells):
         if len(row) != width:
-            raise _err(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
-    return _board_from_rows(cells, source, rows[0][0])
+            raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
+    return board_from_rows(cells, source, rows[0][0])
 
 
 def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[Board, int, int]:
@@ -394,16 +232,59 @@ def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
         for col, f in enumerate(fields, 1):
             f = f.strip()
             if f not in ("0", "1", "2", "#"):
-                raise _err(f"colon grid field {col} is {quote(f)}; expected 0 (empty), 1 (X), 2 (O) or #", source, n)
+                raise PositionFormatError(f"colon grid field {col} is {quote(f)}; expected 0 (empty), 1 (X), 2 (O) or #", source, n)
             row.append({"0": ".", "1": "x", "2": "o", "#": "#"}[f])
         if not row:
-            raise _err("empty colon-grid row", source, n)
+            raise PositionFormatError("empty colon-grid row", source, n)
         cells.append(row)
     width = len(cells[0])
     for (n, _), row in zip(lines, cells):
         if len(row) != width:
-            raise _err(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
-    return _board_from_rows(cells, source, lines[0][0])
+            raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
+    return board_from_rows(cells, source, lines[0][0])
+
+
+_CS61B_CELLS = {"r": "x", "b": "o", "-": ".", "X": "#"}
+
+
+def parse_cs61b(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[Board, int, int]:
+    """(board, X, O) from the board dump of Berkeley's CS 61B Ataxx (its ``dump`` command): a
+    line ``===``, one line per rank from the top with the squares separated by spaces (``r``
+    red, the first player: X; ``b`` blue: O; ``-`` empty; ``X`` a block), and a line ``===``.
+    The dump with a legend (rank numbers before the rows, a line of file letters) is read too."""
+    first = lines[0][0]
+    if lines[0][1].strip() != "===" or len(lines) < 2 or lines[-1][1].strip() != "===":
+        raise PositionFormatError("a CS 61B board dump starts and ends with a line '==='", source, first)
+    body = [(n, t) for n, t in lines[1:-1] if not _is_file_header(t.strip())]
+    if not body:
+        raise PositionFormatError("a CS 61B board dump with no rows", source, first)
+    rows = [(n, t.split()) for n, t in body]
+    labelled = [bool(toks) and toks[0].isascii() and toks[0].isdigit() for _, toks in rows]
+    if any(labelled):
+        for (n, toks), has, want in zip(rows, labelled, range(len(rows), 0, -1)):
+            if not has:
+                raise PositionFormatError("inconsistent rank labels: some rows are labelled, this one is not", source, n)
+            if (toks[0].lstrip("0") or "0") != str(want):
+                raise PositionFormatError(f"rank label {quote(toks[0])} should be {want} "
+                                          "(ranks count up from 1 at the bottom row)", source, n)
+        rows = [(n, toks[1:]) for n, toks in rows]
+    cells = []
+    for n, toks in rows:
+        row = []
+        for col, tok in enumerate(toks, 1):
+            if tok not in _CS61B_CELLS:
+                raise PositionFormatError(f"square {col} of the row is {quote(tok)}; a CS 61B dump has r (red), "
+                                          "b (blue), - (empty) or X (a block), separated by spaces", source, n)
+            row.append(_CS61B_CELLS[tok])
+        if not row:
+            raise PositionFormatError("empty row in a CS 61B board dump", source, n)
+        cells.append(row)
+    width = len(cells[0])
+    for (n, _), row in zip(rows, cells):
+        if len(row) != width:
+            raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}",
+                                      source, n)
+    return board_from_rows(cells, source, rows[0][0])
 
 
 def grid_rows(board: Board, x: int, o: int) -> list[str]:
@@ -451,22 +332,12 @@ def _header(line: str) -> tuple[str, str] | None:
     return key, value.strip()
 
 
-def looks_like_fen(text: str) -> bool:
-    toks = text.split()
-    if not toks:
-        return False
-    if toks[0].lower() == "startpos":
-        return True
-    if not _FEN_CHARS.fullmatch(toks[0]):
-        return False
-    if "/" in toks[0] or any(ch.isdigit() for ch in toks[0]):
-        return True
-    return len(toks) >= 3 and toks[1].lower() in SIDES and toks[2].isascii() and toks[2].isdigit()
-
-
 def detect_format(lines: list[str]) -> str:
+    """'fen', 'cs61b' (a block framed by ``===`` lines), 'colon' or 'grid'."""
     if len(lines) == 1 and looks_like_fen(lines[0]):
         return "fen"
+    if lines and lines[0].strip() == "===":
+        return "cs61b"
     if all(":" in t for t in lines):
         return "colon"
     return "grid"
@@ -477,12 +348,12 @@ def _parse_expect(text: str, source: str, line: int) -> dict:
     for item in text.split():
         key, eq, value = item.partition("=")
         if not eq or key not in EXPECT_KEYS or not value:
-            raise _err(f"expect: {quote(item)} should be key=value with key one of {', '.join(EXPECT_KEYS)}",
+            raise PositionFormatError(f"expect: {quote(item)} should be key=value with key one of {', '.join(EXPECT_KEYS)}",
                        source, line)
-        out[key] = value if key == "orthodox" else _whole(value, f"expect: {key}", source, line,
+        out[key] = value if key == "orthodox" else whole_field(value, f"expect: {key}", source, line,
                                                           -MAX_SQUARES, MAX_SQUARES)
     if not out:
-        raise _err("expect: says nothing (write e.g. 'expect: x=9 o=-9 orthodox=9|-9')", source, line)
+        raise PositionFormatError("expect: says nothing (write e.g. 'expect: x=9 o=-9 orthodox=9|-9')", source, line)
     return out
 
 
@@ -495,44 +366,46 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
         try:
             rules = parse_rules(headers["rules"])
         except ValueError as exc:
-            raise _err(str(exc), source, header_lines["rules"]) from None
+            raise PositionFormatError(str(exc), source, header_lines["rules"]) from None
     kind = detect_format(texts) if fmt == "auto" else fmt
     side_given, moves = None, None
     if kind == "fen":
         if len(pos_lines) > 1:
-            raise _err("a FEN position must be one line (separate positions with a blank line)", source, pos_lines[1][0])
-        position, has_side, moves = _parse_fen_fields(texts[0], rules, source, first)
-        side_given = position.turn if has_side else None
-        board, x, o, counter = position.board, position.x, position.o, position.counter
-        fullmove = position.fullmove
+            raise PositionFormatError("a FEN position must be one line (separate positions with a blank line)", source, pos_lines[1][0])
+        fields = read_fen(texts[0], source, first)
+        side_given = None if fields.turn is None else Side(fields.turn)
+        board, x, o, moves = fields.board, fields.x, fields.o, fields.moves
+        counter = fields.counter if rules.counter else 0
+        fullmove = fields.fullmove
     else:
-        board, x, o = (parse_colon if kind == "colon" else parse_grid)(pos_lines, source)
+        parse = {"colon": parse_colon, "cs61b": parse_cs61b}.get(kind, parse_grid)
+        board, x, o = parse(pos_lines, source)
         counter, fullmove = 0, 1
     if "counter" in headers:
         n = header_lines["counter"]
-        value = _whole(headers["counter"], "counter", source, n)
+        value = whole_field(headers["counter"], "counter", source, n)
         if kind == "fen" and counter and counter != value and rules.counter:
-            raise _err(f"counter {value} contradicts the FEN's counter {counter}", source, n)
+            raise PositionFormatError(f"counter {value} contradicts the FEN's counter {counter}", source, n)
         counter = value
-    sides: tuple[str, ...] = (side_given,) if side_given else (X, O)
+    sides: tuple[Side, ...] = (side_given,) if side_given else (X, O)
     if "to-move" in headers:
         n = header_lines["to-move"]
         want = headers["to-move"].lower()
         if want not in ("x", "o", "both"):
-            raise _err(f"to-move must be x, o or both, not {quote(headers['to-move'])}", source, n)
-        new = (X, O) if want == "both" else (want,)
+            raise PositionFormatError(f"to-move must be x, o or both, not {quote(headers['to-move'])}", source, n)
+        new = (X, O) if want == "both" else (Side(want),)
         if side_given and new != (side_given,):
-            raise _err(f"to-move: {want} contradicts the FEN's side to move {side_given}", source, n)
+            raise PositionFormatError(f"to-move: {want} contradicts the FEN's side to move {side_given}", source, n)
         sides = new
     try:
         position = Position(board, x, o, sides[0], counter if rules.counter else 0, rules, fullmove)
     except ValueError as exc:
-        raise _err(str(exc), source, first) from None
+        raise PositionFormatError(str(exc), source, first) from None
     expect = _parse_expect(headers["expect"], source, header_lines["expect"]) if "expect" in headers else {}
     if "moves" in headers:
         if moves is not None:
-            raise _err("moves given both in a moves: header and after the FEN", source, header_lines["moves"])
-        moves = _game_moves(headers["moves"].split(), source, header_lines["moves"])
+            raise PositionFormatError("moves given both in a moves: header and after the FEN", source, header_lines["moves"])
+        moves = game_moves(headers["moves"].split(), source, header_lines["moves"])
     return Entry(position, sides, source, first, headers.get("name"), expect, headers.get("move"), moves,
                  headers.get("player"))
 
@@ -560,7 +433,7 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     block: list[tuple[int, str]] = []
     broken: PositionFormatError | None = None  # an error in the headers spoils the whole entry
 
-    def flush():
+    def flush() -> None:
         nonlocal headers, header_lines, block, broken
         if block:
             if broken is not None:
@@ -587,14 +460,22 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
             continue
         header = _header(line)
         if header:
+            key = header[0].lower()
+            if key == "moves" and block:  # a game record right after its position belongs to it
+                if "moves" in headers:
+                    broken = broken or PositionFormatError("moves given both before and after the position", source, n)
+                else:
+                    headers[key] = header[1]
+                    header_lines[key] = n
+                flush()
+                continue
             if block:
                 flush()
-            key = header[0].lower()
             if key not in HEADER_KEYS:
-                broken = broken or _err(f"unknown header {quote(header[0])} (known: {', '.join(HEADER_KEYS)})",
+                broken = broken or PositionFormatError(f"unknown header {quote(header[0])} (known: {', '.join(HEADER_KEYS)})",
                                         source, n)
             elif key in headers:
-                broken = broken or _err(f"header {key!r} given twice", source, n)
+                broken = broken or PositionFormatError(f"header {key!r} given twice", source, n)
             else:
                 headers[key] = header[1]
                 header_lines[key] = n
@@ -602,10 +483,10 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
         block.append((n, line))
     flush()
     if headers or broken:
-        n = min(header_lines.values()) if header_lines else (broken.line if broken else None)
-        out.append(broken or _err("headers with no position after them", source, n))
+        where = min(header_lines.values()) if header_lines else (broken.line if broken else None)
+        out.append(broken or PositionFormatError("headers with no position after them", source, where))
     if not out:
-        out.append(_err("no position found (the input is empty)", source, None))
+        out.append(PositionFormatError("no position found (the input is empty)", source, None))
     return out
 
 
@@ -615,23 +496,23 @@ def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> list:
         with open(path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        return [_err("no such file", path, None)]
+        return [PositionFormatError("no such file", path, None)]
     except IsADirectoryError:
-        return [_err("is a directory, not a position file", path, None)]
+        return [PositionFormatError("is a directory, not a position file", path, None)]
     except OSError as exc:
-        return [_err(f"cannot read: {exc.strerror}", path, None)]
+        return [PositionFormatError(f"cannot read: {exc.strerror}", path, None)]
     return read_text(data, path, fmt, rules)
 
 
 def read_text(data: bytes, source: str, fmt: str = "auto", rules: Rules = CLASSIC) -> list:
     """:func:`read_positions` on raw bytes, rejecting binary data with one message."""
     if b"\0" in data:
-        return [_err("binary data, not a position file", source, None)]
+        return [PositionFormatError("binary data, not a position file", source, None)]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return [_err("not UTF-8 text (binary data?)", source, line)]
+        return [PositionFormatError("not UTF-8 text (binary data?)", source, line)]
     if text.startswith("\ufeff"):
         text = text[1:]
     return read_positions(text, source, fmt, rules)
@@ -644,5 +525,5 @@ def parse_position(text: str, fmt: str = "auto", rules: Rules = CLASSIC, source:
         if isinstance(item, PositionFormatError):
             raise item
     if len(items) != 1:
-        raise _err(f"expected one position, found {len(items)}", source, None)
+        raise PositionFormatError(f"expected one position, found {len(items)}", source, None)
     return items[0]

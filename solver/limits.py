@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+from dataclasses import dataclass
 
 
 class LimitError(RuntimeError):
@@ -22,6 +24,29 @@ class MemoryLimitError(LimitError):
 
 class TimeLimitError(LimitError):
     pass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits on the work of one solve: ``max_states`` positions solved (or nodes searched),
+    ``max_memory`` bytes for the tables, ``timeout`` seconds from the start of each solve, and
+    a ``deadline`` (a ``time.monotonic()`` value) for all of them; None: no limit (memory:
+    three quarters of the machine). A limit stops the work cleanly: what was proved is reported."""
+
+    max_states: int | None = None
+    max_memory: int | None = None
+    timeout: float | None = None
+    deadline: float | None = None
+
+    @property
+    def timed(self) -> bool:
+        return self.timeout is not None or self.deadline is not None
+
+    def deadline_from_now(self) -> float | None:
+        """The deadline of a solve starting now: ``timeout`` from now, or ``deadline`` if earlier."""
+        ends = [t for t in (self.deadline, None if self.timeout is None else time.monotonic() + self.timeout)
+                if t is not None]
+        return min(ends) if ends else None
 
 
 def total_memory() -> int:

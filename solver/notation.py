@@ -9,6 +9,8 @@ split gets the most slashes), ``3||2|1``; :func:`tree_lines` as an indented tree
 
 >>> game_name(Split(Split(Number(5), Number(1)), Number(-5)))
 '5|1||-5'
+>>> str(Split(Number(3), Split(Number(2), Number(1))))
+'3||2|1'
 """
 
 from __future__ import annotations
@@ -19,16 +21,26 @@ from fractions import Fraction
 
 @dataclass(frozen=True)
 class Number:
+    """A number: its ``str()`` is ``5``, ``-1/2``."""
+
     value: Fraction
 
-    def __init__(self, value):
+    def __init__(self, value: int | Fraction):
         object.__setattr__(self, "value", Fraction(value))
+
+    def __str__(self) -> str:
+        return game_name(self)
 
 
 @dataclass(frozen=True)
 class Split:
+    """``{left | right}``: its ``str()`` is the notation, ``5|1||-5``."""
+
     left: "Game"
     right: "Game"
+
+    def __str__(self) -> str:
+        return game_name(self)
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,9 @@ class Elided:
     @property
     def mark(self) -> str:
         return "..." if self.why == "cut" else "loop"
+
+    def __str__(self) -> str:
+        return self.mark
 
 
 CUT = Elided("cut")
@@ -64,7 +79,7 @@ def signed(v: int) -> str:
     return f"+{v}" if v > 0 else str(v)
 
 
-def number_name(x: Fraction) -> str:
+def number_name(x: Fraction | int) -> str:
     x = Fraction(x)
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
@@ -83,7 +98,7 @@ def game_name(g: Game) -> str:
     return game_name(g.left) + "|" * _bars(g) + game_name(g.right)
 
 
-def game_to_json(g: Game):
+def game_to_json(g: Game) -> str | list:
     """A JSON-friendly form: a number as a string ('5', '1/2'), a split as [left, right], the
     marks '...' (cut) and 'loop'."""
     if isinstance(g, Number):

@@ -1,17 +1,20 @@
-"""Pictures of solved positions: the game tree as Graphviz DOT, the board as SVG.
+"""Pictures of solved positions: the game tree as Graphviz DOT, the board as SVG, and the
+audit page of ``verify --html`` (HTML with the boards of the mistakes).
 
-Both are plain text written here (no Graphviz or drawing library is needed to
+All are plain text written here (no Graphviz or drawing library is needed to
 write them; ``dot`` renders the DOT file).
 """
 
 from __future__ import annotations
 
+from html import escape as html_escape
 from xml.sax.saxutils import escape
 
 from .analysis import Analyzer
-from .formats import grid_rows
+from .formats import grid_rows, write_fen
 from .notation import signed
 from .rules import X, Position, side_name
+from .verify import Check, PlayerSummary, Verifier
 
 DEFAULT_TREE_DEPTH = 2
 
@@ -110,8 +113,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True) -> str:
     span = max((abs(v) for v in values.values()), default=1) or 1
     width = 2 * MARGIN + board.cols * CELL
     height = 2 * MARGIN + board.rows * CELL + 24
-    if p.is_over():
-        title = f"game over: {signed(p.result())}"
+    result = p.result()
+    if result is not None:
+        title = f"game over: {signed(result)}"
     elif tint:
         title = f"{side_name(p.turn)} to move, value {signed(analyzer.evaluate(p).value)}"
     else:
@@ -155,3 +159,56 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True) -> str:
     out.append(f'<text x="{MARGIN}" y="{height - 6}" font-size="14">{escape(title)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+# -- the audit page (verify --html) -----------------------------------------------------------------------------------------
+
+def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: Verifier, title: str) -> str:
+    """The ``verify --html`` page, self-contained: the summary table, then each inaccuracy,
+    blunder and unsettled move with its board."""
+    escape = html_escape
+    rows = "\n".join(
+        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td><td>{s.percent_optimal:.1f}%</td>"
+        f"<td>{s.mean_loss:.2f}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
+        f"<td>{s.problems}</td></tr>"
+        for s in summaries)
+    cards = []
+    for c in checks:
+        if c.verdict in ("inaccuracy", "blunder", "unsettled") and c.value_interval and c.best_interval:
+            analyzer = verifier.analyzer(c.position)
+            # the tinted board needs every move's value: only where that is cheap (not the search)
+            svg = board_svg(analyzer, c.position, tint=not analyzer.oracle.proves_bounds)
+            loss = (f"loses {c.loss} point{'s' if c.loss != 1 else ''}" if c.loss is not None else
+                    f"loses at least {c.min_loss} point{'s' if c.min_loss != 1 else ''}" if c.min_loss else
+                    "not settled within the budget")
+            best = f"best <b>{escape(c.best_move)}</b>" if c.best_move else "best"
+            cards.append(
+                f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
+                f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
+                f"<p>{side_name(c.position.turn)} to move. Played <b>{escape(c.move)}</b> "
+                f"(value {c.value_interval.text()}); {best} (value {c.best_interval.text()}); {loss}.</p>"
+                f"<p><code>{escape(write_fen(c.position))}</code></p>{svg}</section>")
+        elif c.problem:
+            cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'
+                         f"</h3><p>{escape(c.problem)}</p></section>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; }}
+td, th {{ border: 1px solid #999; padding: 0.3em 0.8em; text-align: right; }}
+td:first-child, th:first-child {{ text-align: left; }}
+.blunder h3 {{ color: #b00000; }} .inaccuracy h3 {{ color: #a06000; }}
+section {{ margin: 1.5em 0; }}
+</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<table id="summary"><thead><tr><th>player</th><th>checked</th><th>optimal</th><th>mean loss</th>
+<th>inaccuracies</th><th>blunders</th><th>unsettled</th><th>problems</th></tr></thead>
+<tbody>
+{rows}
+</tbody></table>
+<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are shown.</p>
+{''.join(cards)}
+</body></html>
+"""

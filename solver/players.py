@@ -20,6 +20,7 @@ import random
 
 from .board import popcount
 from .rules import X, Move, Position
+from .uai import UAIEngine
 
 
 class Player:
@@ -58,7 +59,7 @@ class GreedyPlayer(Player):
     name = "greedy"
 
     def score(self, position, move):
-        return _mover_material(position._apply(move), position.turn)
+        return _mover_material(position.push(move), position.turn)
 
 
 class BuchheitPlayer(Player):
@@ -85,11 +86,11 @@ class GataxxPlayer(Player):
     name = "gataxx"
 
     def score(self, position, move):
-        after = position._apply(move)
+        after = position.push(move)
         replies = after.legal_moves()
         if not replies:
             return _mover_material(after, position.turn)
-        return min(_mover_material(after._apply(r), position.turn) for r in replies)
+        return min(_mover_material(after.push(r), position.turn) for r in replies)
 
 
 WIN_WEIGHT = 1000
@@ -114,7 +115,7 @@ class AlphaBetaPlayer(Player):
             return sign * p.material()
         best = -float("inf")
         for m in p.legal_moves():
-            v = -self._value(p._apply(m), depth - 1, -beta, -alpha)
+            v = -self._value(p.push(m), depth - 1, -beta, -alpha)
             if v > best:
                 best = v
                 if v > alpha:
@@ -124,7 +125,7 @@ class AlphaBetaPlayer(Player):
         return best
 
     def score(self, position, move):
-        return -self._value(position._apply(move), self.depth - 1, -float("inf"), float("inf"))
+        return -self._value(position.push(move), self.depth - 1, -float("inf"), float("inf"))
 
 
 BUILTIN = {"random": RandomPlayer, "greedy": GreedyPlayer, "buchheit": BuchheitPlayer, "gataxx": GataxxPlayer}
@@ -143,3 +144,42 @@ def make_player(name: str, seed: int | None = 0) -> Player:
     if name not in BUILTIN:
         raise ValueError(f"unknown player {name[:40]!r} (known: {', '.join(BUILTIN)}, alphabeta:D)")
     return BUILTIN[name](seed)
+
+
+# -- players to ask (verify) ----------------------------------------------------------------------
+
+class BuiltinAsker:
+    """A built-in player as something to ask for moves."""
+
+    def __init__(self, spec: str, seed: int | None = 0):
+        self.player = make_player(spec, seed)
+        self.name = "builtin:" + spec.split(":", 1)[1] if spec.startswith("builtin:") else spec
+
+    def bestmove(self, p: Position) -> str:
+        return p.move_name(self.player.choose(p))
+
+    def close(self) -> None:
+        pass
+
+
+class EngineAsker:
+    """A UAI engine (:class:`solver.uai.UAIEngine`) as something to ask for moves."""
+
+    def __init__(self, command: str, go: str, timeout: float):
+        self.engine = UAIEngine(command, go=go, timeout=timeout)
+        self.name = command
+
+    def bestmove(self, p: Position) -> str:
+        return self.engine.bestmove(p.fen())
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def make_asker(spec: str, seed: int | None = 0, go: str = "depth 6", timeout: float = 10.0) -> BuiltinAsker | EngineAsker:
+    """A player to ask for moves: ``builtin:NAME`` (:func:`make_player`) or a UAI engine command
+    (started now; ``go`` its search arguments, ``timeout`` per move). Raises ValueError for a
+    spec that names no player (the message says why)."""
+    if spec.startswith("builtin:"):
+        return BuiltinAsker(spec, seed)
+    return EngineAsker(spec, go, timeout)

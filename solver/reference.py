@@ -38,7 +38,8 @@ import time
 from collections import deque
 
 from .limits import MemoryLimitError, StateLimitError, TimeLimitError, size_name
-from .rules import X, Position, other
+from .oracle import Oracle
+from .rules import X, Position
 
 INF = math.inf
 # Peak bytes per position of a solution, measured with tracemalloc (770 to 1,070 on the
@@ -110,12 +111,12 @@ class ReferenceSolution:
             i = queue.popleft()
             p = self.positions[i]
             if both_sides:
-                self._add(p.replace(turn=other(p.turn)), queue, max_states)
+                self._add(p.replace(turn=p.turn.other), queue, max_states)
             result = p.result()
             if result is not None:
                 self.final[i] = result if p.turn == X else -result
                 continue
-            self.children[i] = [self._add(p._apply(m), queue, max_states) for m in p.legal_moves()]
+            self.children[i] = [self._add(p.push(m), queue, max_states) for m in p.legal_moves()]
 
     # -- 2. values by thresholds ----------------------------------------------------------------
 
@@ -204,8 +205,8 @@ class ReferenceSolution:
         return self.value[i], self.depth[i]
 
 
-class ReferenceOracle:
-    """The reference solver behind the analysis's oracle interface.
+class ReferenceOracle(Oracle):
+    """The reference solver behind the oracle contract (:class:`solver.oracle.Oracle`).
 
     Positions are solved on demand: a position not reached from earlier roots
     becomes the root of a new solution.
@@ -215,9 +216,9 @@ class ReferenceOracle:
 
     def __init__(self, max_states: int | None = None, symmetry: bool = True, deadline: float | None = None,
                  max_memory: int | None = None):
+        super().__init__(deadline)  # a time.monotonic() value; callers may move it between questions
         self.max_states = max_states
         self.symmetry = symmetry
-        self.deadline = deadline  # a time.monotonic() value; callers may move it between questions
         self.max_memory = max_memory
         self.solutions: list[ReferenceSolution] = []
 

@@ -1,18 +1,23 @@
-"""Solving one input entry into a :class:`Report`, and printing reports as text or JSON.
+"""A solved position: what was proved about it (:class:`Report`, :class:`SideResult`,
+:class:`BoardResult`), and its forms for people (:func:`report_text`) and programs
+(:func:`report_json`, :func:`side_json`).
 
-The CLI prints what :func:`solve_entry` returns; the same objects are the Python
-API for everything the CLI shows. The JSON keys are documented in README.md.
+:class:`SideResult` is the one definition of a solved side to move: the ``--json`` output,
+the records of ``batch`` (solved, from the cache or from tables) and the rows of the cache
+(:func:`solver.cache.side_row`, read back by :meth:`solver.cache.Cache.get_side`) are all made
+from it. :class:`solver.solving.Solver` makes the reports. The JSON keys are documented in README.md.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from .analysis import OUTCOME_CLASSES, Analyzer, Evaluation, Interval, Line, MoveInfo, Summary, outcome_class
+from .analysis import OUTCOME_CLASSES, Evaluation, Interval, Line, MoveInfo, Summary
 from .formats import Entry, printable, write_fen, write_grid
 from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
-from .rules import X, Move, Position, side_name
+from .oracle import STOP_REASONS
+from .rules import X, Move, Position, Side, side_name
 
 
 @dataclass
@@ -40,7 +45,7 @@ class SideResult:
     nodes: int = 0
 
     @property
-    def side(self) -> str:
+    def side(self) -> Side:
         return self.position.turn
 
     @property
@@ -64,23 +69,35 @@ class SideResult:
 @dataclass
 class BoardResult:
     """A board without a side to move: its stops, outcome class and orthodox summary
-    (None where they are not proved)."""
+    (None where they are not proved). ``orthodox_text``: the summary's name when only the name
+    is known (read from the cache)."""
 
     stops: tuple[int, int] | None
     outcome_class: str | None
     summary: Summary | None
+    orthodox_text: str | None = None
     stopped: str | None = None  # why the summary was not computed, when a limit stopped it
 
     @property
     def orthodox(self) -> Game | None:
-        """The summary's tree (what JSON, batch and ``expect:`` use), when it was computed."""
+        """The summary's tree (its ``str()`` is the notation, ``5|1||-5``), when it was computed."""
         return None if self.summary is None else self.summary.tree
+
+    @property
+    def orthodox_name(self) -> str | None:
+        """The summary in notation (what JSON, batch and ``expect:`` use), when it is known."""
+        return game_name(self.summary.tree) if self.summary is not None else self.orthodox_text
 
 
 @dataclass
 class Report:
+    """What was proved about one input position: a :class:`SideResult` per side to move, and
+    for a board without a side to move its :class:`BoardResult`. ``solver`` names the
+    algorithm that answered (``reference``, ``retro``, ``search``, ``tables``, or ``cache``),
+    ``states`` counts its work in ``unit``. ``str(report)`` is the text the command prints."""
+
     entry: Entry
-    engine: str
+    solver: str
     sides: list[SideResult]
     board: BoardResult | None
     states: int
@@ -95,7 +112,7 @@ class Report:
     @property
     def exact(self) -> bool:
         """Every side's value is proved exactly (and, for a board, its summary is known)."""
-        return all(s.exact for s in self.sides) and (self.board is None or self.board.orthodox is not None)
+        return all(s.exact for s in self.sides) and (self.board is None or self.board.orthodox_name is not None)
 
     @property
     def outcomes_proved(self) -> bool:
@@ -105,215 +122,15 @@ class Report:
     def interrupted(self) -> bool:
         return any(s.stopped == "interrupt" for s in self.sides)
 
+    def side(self, side: Side) -> SideResult:
+        """The result for one side to move (KeyError if that side was not analysed)."""
+        for s in self.sides:
+            if s.side == side:
+                return s
+        raise KeyError(side)
 
-def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | None) -> list[str]:
-    """The ``expect:`` items that the solution contradicts or could not settle, as readable sentences."""
-    return check_expect_values(entry, {s.side: (s.interval.lower, s.interval.upper) for s in sides},
-                               game_name(board.orthodox) if board and board.orthodox else None)
-
-
-def check_expect_values(entry: Entry, by_side: dict, orthodox: str | None) -> list[str]:
-    """:func:`check_expect` from what was proved per side analysed (a value, or (lower, upper))
-    and the orthodox summary's name."""
-    failures = []
-    for key, want in entry.expect.items():
-        if key in ("x", "o", "value"):
-            if key == "value" and len(by_side) != 1:
-                failures.append("expect value= needs a side to move")
-                continue
-            side = entry.position.turn if key == "value" else key
-            got = by_side.get(side)
-            if got is None:
-                failures.append(f"expect {key}={want}, but {side_name(key)} to move was not analysed")
-                continue
-            lower, upper = got if isinstance(got, tuple) else (got, got)
-            if lower == upper:
-                if lower != want:
-                    failures.append(f"expect {key}={want}, solved {lower}")
-            elif not lower <= want <= upper:
-                failures.append(f"expect {key}={want}, proved {signed(lower)}..{signed(upper)}")
-            else:
-                failures.append(f"expect {key}={want} not settled: proved {signed(lower)}..{signed(upper)} only")
-        elif key == "orthodox":
-            if orthodox is None:
-                failures.append("expect orthodox= needs a board without a side to move, solved exactly")
-            elif orthodox != want:
-                failures.append(f"expect orthodox={want}, solved {orthodox}")
-    return failures
-
-
-_STOP_REASONS = {"time": "out of time", "nodes": "the node limit", "budget": "the node limit",
-                 "memory": "the memory budget", "stack": "the memory budget", "states": "the state limit",
-                 "interrupt": "interrupted"}
-
-
-def _stop_reason(exc: BaseException) -> str:
-    from .limits import MemoryLimitError, StateLimitError, TimeLimitError
-
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupt"
-    if isinstance(exc, TimeLimitError):
-        return "time"
-    if isinstance(exc, MemoryLimitError):
-        return "memory"
-    if isinstance(exc, StateLimitError):
-        return "nodes" if "node" in str(exc) else "states"
-    return "limit"
-
-
-def _x_interval(p: Position, lower: int, upper: int, squares: int) -> Interval:
-    return Interval(lower, upper, squares) if p.turn == X else Interval(-upper, -lower, squares)
-
-
-def solve_entry(entry: Entry, analyzer: Analyzer, sides: tuple[str, ...] | None = None,
-                dominance: bool = False, outcome_only: bool = False, progress=None, known: dict | None = None) -> Report:
-    """Solve an entry for the given sides (default: the entry's), with the board summary
-    when both sides are analysed; with ``dominance``, the move lists say which moves are dominated.
-
-    Never raises for a limit (time, nodes, memory, Ctrl-C): each side then reports what was
-    proved (its :class:`Interval`, the best move found and the reason it stopped). With an
-    oracle that proves bounds (the search engine), each side's interval comes first (the
-    outcome, then the margin), then, when it is exact, its depth, moves and line; with
-    ``outcome_only``, the work stops once the outcome is proved. ``progress(side, status)``
-    is called with the search's :class:`~solver.engine.search.SearchStatus` while it runs.
-    ``known`` maps a side to what an earlier run proved (a :class:`~solver.cache.CachedSide`):
-    the search starts from it.
-    """
-    from .limits import LimitError
-
-    start = time.perf_counter()
-    sides = sides or entry.sides
-    roots = [entry.position.replace(turn=s) for s in sides]
-    oracle = analyzer.oracle
-    squares = entry.position.board.playable.bit_count()
-    results = [SideResult(p, Interval.unknown(squares)) for p in roots]
-    proves_bounds = hasattr(oracle, "bounds")
-    stopped = None
-    stop_message = None
-    try:
-        oracle.prepare(roots, both_sides=len(sides) == 2)
-    except (LimitError, KeyboardInterrupt) as exc:
-        stopped = _stop_reason(exc)
-        stop_message = str(exc) or None
-    if stopped is None and proves_bounds:
-        for res in results:
-            hit = (known or {}).get(res.side)
-            if hit is not None:
-                p = res.position
-                lower, upper = (hit.lower, hit.upper) if p.turn == X else (-hit.upper, -hit.lower)
-                move = bound = None
-                if hit.best is not None and hit.best_bound is not None:
-                    try:
-                        move = p.parse_move(hit.best)
-                        bound = hit.best_bound if p.turn == X else -hit.best_bound
-                    except ValueError:
-                        move = None
-                oracle.seed(p, lower, upper, move, bound)
-        # 1. the interval of each side, the time left shared between the sides still to do
-        deadline = getattr(oracle, "deadline", None)
-        for k, res in enumerate(results):
-            p = res.position
-            if p.is_over():
-                res.interval = _x_interval(p, *([p.result() if p.turn == X else -p.result()] * 2), squares)
-                continue
-            if deadline is not None:
-                oracle.deadline = time.monotonic() + (deadline - time.monotonic()) / (len(results) - k)
-            oracle.progress = None if progress is None else (lambda st, side=p.turn: progress(side, st))
-            nodes0 = oracle.states
-            b = oracle.bounds(p, outcome_only=outcome_only)
-            oracle.progress = None
-            res.interval = _x_interval(p, b.lower, b.upper, squares)
-            res.nodes = oracle.states - nodes0
-            res.stopped = b.stopped
-            res.stop_message = oracle.stop_message(b.stopped) if b.stopped else None
-            if b.best_move is not None:
-                from .engine.tables import code_move
-
-                res.best_move = code_move(b.best_move)
-                res.best_bound = b.best_lower if p.turn == X else -b.best_lower
-            if b.stopped == "interrupt":
-                stopped = "interrupt"
-                break
-        if deadline is not None:
-            oracle.deadline = deadline
-    # 2. the whole analysis: value, depth, moves and line (exact intervals only, for the search engine)
-    for res in results:
-        p = res.position
-        if stopped is not None or (proves_bounds and (outcome_only or not res.exact)):
-            if stopped is not None and res.stopped is None and not res.exact:
-                res.stopped, res.stop_message = stopped, stop_message
-            continue
-        try:
-            if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
-                _analyse_by_tests(oracle, res)
-            else:
-                res.evaluation = analyzer.evaluate(p)
-                res.interval = Interval(res.evaluation.value, res.evaluation.value, squares)
-                res.moves = analyzer.moves(p, dominance=dominance)
-                res.line = analyzer.principal_variation(p)
-                res.optimal_moves = [m.move for m in res.moves if m.optimal]
-                if res.best is not None:
-                    res.best_move = res.best.move
-                    res.best_bound = res.evaluation.value
-            res.stopped = None
-        except (LimitError, KeyboardInterrupt) as exc:
-            res.moves = []
-            res.line = None
-            res.stopped = _stop_reason(exc)
-            res.stop_message = str(exc) or None
-            if res.stopped == "interrupt":
-                stopped = "interrupt"
-    board = None
-    if len(sides) == 2:
-        a, b = results[0].interval, results[1].interval
-        stops = (a.lower, b.lower) if a.exact and b.exact else None
-        orth = why = None
-        if stops is not None and stopped is None and not outcome_only:
-            try:
-                orth = analyzer.summary(entry.position)
-            except (LimitError, KeyboardInterrupt) as exc:
-                why = str(exc) or _STOP_REASONS[_stop_reason(exc)]
-                if isinstance(exc, KeyboardInterrupt):
-                    results[0].stopped = results[0].stopped or "interrupt"
-        board = BoardResult(stops, proved_outcome_class(a, b), orth, why)
-    failures = check_expect(entry, results, board)
-    return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
-                  getattr(oracle, "unit", "positions"))
-
-
-def _analyse_by_tests(oracle, res: SideResult) -> None:
-    """Depth, preferred move, optimal moves and line of a side whose value is exact and not 0,
-    by null-window tests of the search engine (a test per move, instead of every move's
-    value and depth)."""
-    p = res.position
-    value = res.interval.lower  # X's side
-    u = value if p.turn == X else -value
-    res.optimal_moves = [m for m in p.legal_moves() if oracle.keeps_value(p, m, u)]
-    score = oracle.exact_score(p)
-    depth = abs(score - u * (1 << 20))
-    best = oracle.preferred(p, score)
-    moves = oracle.line(p, score)
-    end = p
-    for m in moves:
-        end = end._apply(m)
-    res.evaluation = Evaluation(value, depth)
-    res.best_move, res.best_bound = best, value
-    res.line = Line(p, moves, end)
-
-
-def proved_outcome_class(a: Interval, b: Interval) -> str | None:
-    """The outcome class (SPEC section 5) from the intervals with X and with O to move, if they prove it."""
-    if a.lower > 0 and b.lower > 0:
-        return "x"
-    if a.upper < 0 and b.upper < 0:
-        return "o"
-    if a.lower > 0 and b.upper < 0:
-        return "first"
-    if a.upper < 0 and b.lower > 0:
-        return "second"
-    if a.exact and b.exact:
-        return outcome_class(a.lower, b.lower)
-    return None
+    def __str__(self) -> str:
+        return report_text(self)
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -327,7 +144,7 @@ def line_text(line: Line) -> str:
     if line.repeated:
         return f"{names} (repeats: play goes on forever)"
     end = line.end.result()
-    return f"{names} (ends {signed(end)})" if line.moves else names
+    return f"{names} (ends {signed(end)})" if line.moves and end is not None else names
 
 
 def move_table_text(side: SideResult) -> list[str]:
@@ -350,7 +167,7 @@ def stop_text(s: SideResult) -> str:
     """Why a side's work stopped, and what to raise to go further ('' if nothing stopped it)."""
     if s.stopped is None:
         return ""
-    text = s.stop_message or _STOP_REASONS.get(s.stopped, s.stopped)
+    text = s.stop_message or STOP_REASONS.get(s.stopped, s.stopped)
     hint = _HINTS.get(s.stopped)
     return f"{text} ({hint})" if hint else text
 
@@ -424,11 +241,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
         out.extend(side_text(s, show_moves))
     board = report.board
     if board is not None:
-        if board.stops is not None:
-            a, b = board.stops
-            out.append(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
-                       f"(X first: {signed(a)}, O first: {signed(b)})")
-        elif board.outcome_class is not None:
+        if board.outcome_class is not None:
             a, b = report.sides[0].interval, report.sides[1].interval
             out.append(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
                        f"(X first: {a.text()}, O first: {b.text()})")
@@ -443,7 +256,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
     if e.expect and not report.expect_failures:
         out.append("expect: ok")
     what = "searched" if report.unit == "nodes" else "solved"
-    out.append(f"{what} {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.engine})")
+    out.append(f"{what} {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.solver})")
     # Names, file names and expectations come from the input: no control character reaches a terminal.
     return "\n".join(printable(line) for line in "\n".join(out).split("\n"))
 
@@ -483,10 +296,10 @@ def side_json(s: SideResult, show_moves: bool = False) -> dict:
     return out
 
 
-def report_json(report: Report, show_moves: bool = False) -> dict:
+def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
     e = report.entry
     p = e.position
-    out = {
+    out: dict[str, Any] = {
         "name": e.name,
         "source": e.source,
         "line": e.line,
@@ -496,7 +309,7 @@ def report_json(report: Report, show_moves: bool = False) -> dict:
         "cols": p.board.cols,
         "grid": write_grid(p).split("\n"),
         "counter": p.counter,
-        "sides": {s.side: side_json(s, show_moves) for s in report.sides},
+        "sides": {s.side.value: side_json(s, show_moves) for s in report.sides},
     }
     board = report.board
     if board is not None:
@@ -504,13 +317,13 @@ def report_json(report: Report, show_moves: bool = False) -> dict:
             out["stops"] = {"x": board.stops[0], "o": board.stops[1]}
         out["outcome_class"] = board.outcome_class
         if board.summary is not None:
-            out["orthodox"] = game_name(board.orthodox)
-            out["orthodox_tree"] = game_to_json(board.orthodox)
+            out["orthodox"] = game_name(board.summary.tree)
+            out["orthodox_tree"] = game_to_json(board.summary.tree)
             out["orthodox_depth"] = board.summary.tree_depth
     if e.expect:
         out["expect"] = {"ok": not report.expect_failures, "failures": report.expect_failures}
     out["exact"] = report.exact
-    out["engine"] = report.engine
+    out["solver"] = report.solver
     out["states"] = report.states
     out["seconds"] = round(report.seconds, 6)
     return out

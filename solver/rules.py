@@ -6,31 +6,66 @@ jump away (the board's neighbourhoods, built from distances); nothing is
 clever. The reference solver is built on it, and every faster path (the
 compiled engine and its bitboard kernels) is tested against it.
 
->>> from solver.formats import parse_fen
->>> p = parse_fen("x5o/7/7/7/7/7/o5x x 0 1", rules=UAI)
+Positions are immutable: :meth:`Position.play` returns the position after a legal move
+(and raises :class:`IllegalMoveError` otherwise), :meth:`Position.push` the position after
+a move it trusts to be legal (unchecked, for solvers that generated the move themselves, as
+python-chess's ``Board.push``).
+
+>>> p = Position.from_fen("x5o/7/7/7/7/7/o5x x 0 1", rules=UAI)
 >>> len(p.legal_moves())
 16
+>>> p.play(p.parse_move("b6")).fen()
+'x5o/1x5/7/7/7/7/o5x o 0 1'
 """
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .board import Board, popcount, squares_of
+from .fen import read_fen, write_fen_board
 
-X = "x"
-O = "o"
+
+class Side(str, enum.Enum):
+    """A side: X moves first (Left in game theory), O second. The values are the letters used
+    in FEN and JSON (``Side("x") is X``), so a side compares equal to its letter and prints as it."""
+
+    X = "x"
+    O = "o"
+
+    __hash__ = str.__hash__  # the letter's hash: a side and its letter are the same dictionary key
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @property
+    def other(self) -> Side:
+        return Side.O if self is Side.X else Side.X
+
+    @property
+    def sign(self) -> int:
+        """+1 for X, -1 for O: a score from X's side times ``sign`` is the score from this side's."""
+        return 1 if self is Side.X else -1
+
+
+X = Side.X
+O = Side.O
 SIDES = (X, O)
 
 
-def other(side: str) -> str:
-    return O if side == X else X
+def other(side: Side) -> Side:
+    return Side(side).other
 
 
-def side_name(side: str) -> str:
-    return "X" if side == X else "O"
+def side_name(side: Side | str) -> str:
+    """'X' or 'O'."""
+    return Side(side).name
 
 
 class IllegalMoveError(ValueError):
@@ -186,10 +221,12 @@ class Position:
     __slots__ = ("board", "x", "o", "turn", "counter", "rules", "fullmove", "_result")
     _FIELDS = ("board", "x", "o", "turn", "counter", "rules", "fullmove")
 
-    def __init__(self, board: Board, x: int, o: int, turn: str = X, counter: int = 0,
+    def __init__(self, board: Board, x: int, o: int, turn: Side | str = X, counter: int = 0,
                  rules: Rules = CLASSIC, fullmove: int = 1):
-        if turn not in SIDES:
-            raise ValueError(f"side to move must be 'x' or 'o', not {turn!r}")
+        if not isinstance(turn, Side):
+            if turn not in SIDES:
+                raise ValueError(f"side to move must be 'x' or 'o', not {turn!r}")
+            turn = Side(turn)
         if x & o:
             raise ValueError("a square holds both an X and an O piece")
         if (x | o) & ~board.playable:
@@ -203,7 +240,7 @@ class Position:
         self.counter = counter
         self.rules = rules
         self.fullmove = fullmove
-        self._result = _UNKNOWN  # computed on first use: positions are immutable
+        self._result: Any = _UNKNOWN  # computed on first use: positions are immutable
 
     @classmethod
     def start(cls, rows: int, cols: int, rules: Rules = CLASSIC) -> "Position":
@@ -212,14 +249,14 @@ class Position:
         x, o = board.start_squares()
         return cls(board, x, o, X, 0, rules)
 
-    def replace(self, **changes) -> "Position":
+    def replace(self, **changes: Any) -> "Position":
         fields = {name: getattr(self, name) for name in self._FIELDS}
         fields.update(changes)
         return Position(**fields)
 
     # -- identity -------------------------------------------------------------------------------
 
-    def _ident(self):
+    def _ident(self) -> tuple:
         return (self.board, self.x, self.o, self.turn, self.counter, self.rules)
 
     def __eq__(self, other: object) -> bool:
@@ -229,26 +266,32 @@ class Position:
         return hash(self._ident())
 
     def __repr__(self) -> str:
-        from .formats import write_fen
-
-        return f"Position.from_fen({write_fen(self)!r}, rules={self.rules.name!r})"
+        return f"Position.from_fen({self.fen()!r}, rules={self.rules.name!r})"
 
     @classmethod
-    def from_fen(cls, fen: str, rules: str | Rules = CLASSIC) -> "Position":
-        from .formats import parse_fen
+    def from_fen(cls, fen: str, rules: str | Rules = CLASSIC, source: str = "<input>",
+                 line: int | None = None) -> "Position":
+        """The position of a FEN line (side to move X, counter 0 and move number 1 unless given;
+        the counter only under rules that have one). Raises :class:`solver.fen.PositionFormatError`
+        that names ``source`` and ``line``."""
+        rules = parse_rules(rules) if isinstance(rules, str) else rules
+        f = read_fen(fen, source, line)
+        return cls(f.board, f.x, f.o, f.turn or X, f.counter if rules.counter else 0, rules, f.fullmove)
 
-        return parse_fen(fen, rules=parse_rules(rules) if isinstance(rules, str) else rules)
+    def fen(self) -> str:
+        """The FEN of the position: board, side to move, counter and move number."""
+        return f"{write_fen_board(self.board, self.x, self.o)} {self.turn} {self.counter} {self.fullmove}"
 
     # -- pieces ---------------------------------------------------------------------------------
 
-    def pieces(self, side: str) -> int:
+    def pieces(self, side: Side) -> int:
         return self.x if side == X else self.o
 
     @property
     def empty(self) -> int:
         return self.board.playable & ~(self.x | self.o)
 
-    def piece_at(self, sq: int) -> str | None:
+    def piece_at(self, sq: int) -> Side | None:
         if self.x >> sq & 1:
             return X
         if self.o >> sq & 1:
@@ -261,7 +304,7 @@ class Position:
 
     # -- moves ----------------------------------------------------------------------------------
 
-    def moves_of(self, side: str) -> list[Move]:
+    def moves_of(self, side: Side) -> list[Move]:
         """Every clone and jump of ``side`` in notation order, ignoring whether the game is over.
 
         For each empty square: a clone if one of the side's pieces is a neighbour,
@@ -278,7 +321,7 @@ class Position:
         moves.sort(key=lambda m: move_order_key(board, m))
         return moves
 
-    def can_move(self, side: str) -> bool:
+    def can_move(self, side: Side) -> bool:
         board = self.board
         reach = board.reach(self.rules.jump3)
         own = self.pieces(side)
@@ -317,9 +360,12 @@ class Position:
         """The position after a legal move; raises IllegalMoveError otherwise."""
         if not self.is_legal(move):
             raise IllegalMoveError(f"{self.move_name(move)} is not legal for {side_name(self.turn)} here")
-        return self._apply(move)
+        return self.push(move)
 
-    def _apply(self, move: Move) -> "Position":
+    def push(self, move: Move) -> "Position":
+        """The position after ``move``, which is trusted to be legal here: unchecked, like
+        python-chess's ``Board.push`` (an illegal move gives a position no game reaches; use
+        :meth:`play` to have it checked). For code that generated the move from this position."""
         mine, theirs = (self.x, self.o) if self.turn == X else (self.o, self.x)
         if move.is_pass:
             kind = "pass"
@@ -333,7 +379,7 @@ class Position:
             theirs &= ~captured
         x, o = (mine, theirs) if self.turn == X else (theirs, mine)
         fullmove = self.fullmove + (1 if self.turn == O else 0)
-        return Position(self.board, x, o, other(self.turn), self.rules.next_counter(self.counter, kind),
+        return Position(self.board, x, o, self.turn.other, self.rules.next_counter(self.counter, kind),
                         self.rules, fullmove)
 
     def move_name(self, move: Move) -> str:
@@ -357,7 +403,7 @@ class Position:
 
     def inverted(self) -> "Position":
         """Colour inversion: X and O swapped, and the side to move with them (value changes sign)."""
-        return self.replace(x=self.o, o=self.x, turn=other(self.turn))
+        return self.replace(x=self.o, o=self.x, turn=self.turn.other)
 
     def canonical_form(self) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
         """(the least cell tuple over the board's symmetries, the symmetries that give it).
@@ -380,6 +426,7 @@ class Position:
                 best, perms = t, [perm]
             elif t == best:
                 perms.append(perm)
+        assert best is not None  # every board has the identity symmetry
         return best, perms
 
     def key(self) -> tuple:

@@ -13,6 +13,8 @@
   ``probe(position)`` raises :class:`MissingTableError` when the tables do not cover
   the position, ``get(position, default)`` returns the default instead.
 - :class:`TableOracle` answers the analysis (``solve``, ``batch``, ``verify``) from them.
+- :func:`compare_with_retro` and :func:`compare_with_search` check a directory's tables
+  against the engines (``ataxx-solve tables compare``).
 
 What a table stores: per position two bytes, the value (the mover's margin) and the
 depth (plies to the end along preferred moves, SPEC section 4, or "infinite" for a
@@ -37,17 +39,27 @@ import json
 import logging
 import math
 import os
+import random
+import re
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .board import Board
-from .rules import CLASSIC, Position, Rules
+from .engine.tables import build_tables, mover_bits
+from .oracle import Oracle
+from .rules import CLASSIC, O, PASS, Move, Position, Rules, X
+
+# The compiled kernels (solver.engine.dense, .tier_kernels, .retro, .search, and the tier
+# solver) are imported where they are used, each marked "start-up": loading numba takes about
+# a second, and `ataxx-solve` imports this module for every command.
 
 LOGGER = logging.getLogger(__name__)
 
@@ -101,7 +113,6 @@ class DenseIndex:
     """The perfect index of a board's positions (see :mod:`solver.engine.dense`)."""
 
     def __init__(self, board: Board):
-        from .engine.tables import build_tables
 
         n = board.playable.bit_count()
         if n > 31:
@@ -207,8 +218,7 @@ class DenseIndex:
 
     def number(self, position: Position) -> tuple[int, int]:
         """(tier, number) of a position."""
-        from .engine.dense import index_of
-        from .engine.tables import mover_bits
+        from .engine.dense import index_of  # start-up
 
         m, t = mover_bits(position)
         e, i = index_of(np.uint64(m), np.uint64(t), self.arrays)
@@ -216,13 +226,13 @@ class DenseIndex:
 
     def numbers(self, mine: np.ndarray, theirs: np.ndarray):
         """(tiers, numbers) of many positions given as the mover's and the other side's pieces."""
-        from .engine.dense import probe_numbers
+        from .engine.dense import probe_numbers  # start-up
 
         return probe_numbers(mine.astype(np.uint64), theirs.astype(np.uint64), self.arrays)
 
     def position(self, e: int, i: int) -> tuple[int, int, bool]:
         """(mover's pieces, other pieces, canonical) of number i of tier e."""
-        from .engine.dense import is_canonical, position_of
+        from .engine.dense import is_canonical, position_of  # start-up
 
         m, t, sure = position_of(e, i, self.arrays)
         return int(m), int(t), bool(sure or is_canonical(e, i, np.uint64(m), np.uint64(t), self.arrays))
@@ -271,20 +281,20 @@ class AtaxxGame:
         return [tier - 1] if tier > 0 else []
 
     def children(self, tier: int, lo: int, hi: int):
-        from .engine.dense import tier_children
+        from .engine.dense import tier_children  # start-up
 
         T = self.index.tables
         return tier_children(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
     # OPTIONAL
     def outside_children(self, tier: int, lo: int, hi: int):
-        from .engine.dense import tier_scan
+        from .engine.dense import tier_scan  # start-up
 
         T = self.index.tables
         return tier_scan(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
     def parents(self, tier: int, numbers: np.ndarray):
-        from .engine.dense import tier_parents
+        from .engine.dense import tier_parents  # start-up
 
         T = self.index.tables
         return tier_parents(tier, np.asarray(numbers, np.int64), self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
@@ -302,7 +312,6 @@ def board_name(board: Board) -> str:
 
 def parse_board_name(text: str, blocks: str | None = None) -> Board:
     """A board from ``ROWSxCOLS`` and optional blocks (square names separated by commas)."""
-    import re
 
     m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
     if not m:
@@ -394,12 +403,13 @@ class TierFile:
         except (KeyError, TypeError, ValueError) as exc:
             raise TableError(f"{self.path}: header lacks or garbles {exc}") from None
         self.nblocks = -(-self.entries // self.block_entries)
-        self._offsets = None
+        self._offsets: np.ndarray | None = None
 
     def _read_offsets(self, fh) -> np.ndarray:
         if self._offsets is None:
             fh.seek(self.data_start)
             self._offsets = np.frombuffer(fh.read(8 * (self.nblocks + 1)), "<u8").astype(np.int64)
+        assert self._offsets is not None
         return self._offsets
 
     def verify_checksum(self) -> bool:
@@ -498,7 +508,7 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
     """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
     tiers already there. Refuses a directory whose files for this board were not written by a
     compatible build (another format or numbering)."""
-    from .tiersolver import DEFAULT_CHUNK, TierSolver
+    from .tiersolver import DEFAULT_CHUNK, TierSolver  # start-up
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -516,7 +526,7 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
 
 def decode(code: int) -> tuple[int, float]:
     """(value for the side to move, depth or math.inf) of a stored code."""
-    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS
+    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS  # start-up
 
     d = code & DEPTH_INF
     return (code >> DEPTH_BITS) - VALUE_BIAS, (math.inf if d == DEPTH_INF else d)
@@ -563,7 +573,7 @@ class Tablebase:
         reflection in the diagonal keeps every distance)."""
         if (board.rows, board.cols, board.blocks) in self.boards:
             return self.boards[(board.rows, board.cols, board.blocks)], None
-        perm = [(sq % board.cols) * board.rows + sq // board.cols for sq in range(board.size)]
+        perm = tuple((sq % board.cols) * board.rows + sq // board.cols for sq in range(board.size))
         blocks = Board.map_mask(perm, board.blocks)
         if (board.cols, board.rows, blocks) in self.boards:
             return self.boards[(board.cols, board.rows, blocks)], perm
@@ -635,7 +645,6 @@ class Tablebase:
 
     def probe_many(self, positions: list[Position]) -> list[tuple[int, float]]:
         """(value for the side to move, depth or math.inf) of each position (one board)."""
-        from .engine.tables import mover_bits
 
         if not positions:
             return []
@@ -649,15 +658,13 @@ class Tablebase:
                                  np.array([b[1] for b in bits], np.uint64))
         return [decode(int(c)) for c in codes]
 
-    def answers(self, positions: list[Position]) -> list[tuple[int, float, object]]:
+    def answers(self, positions: list[Position]) -> list[tuple[int, float, Move | None]]:
         """(value for the side to move, depth or math.inf, preferred move or None when the game
         is over) of many positions of one board, all at once: the batch's fast path. The
         preferred move is SPEC section 4's (best value, then least depth when winning and
         greatest otherwise, then notation order), read from the children's stored codes."""
-        from .engine.dense import position_children
-        from .engine.tables import mover_bits
-        from .engine.tier_kernels import preferred_children
-        from .rules import PASS, Move
+        from .engine.dense import position_children  # start-up
+        from .engine.tier_kernels import preferred_children  # start-up
 
         if not positions:
             return []
@@ -690,7 +697,7 @@ class Tablebase:
 
         order = np.where(frm >= 0, key(np.maximum(frm, 0)) * 4097 + key(to) + 1, key(to) * 4097)
         edge, _, _ = preferred_children(start, codes, order)
-        out = []
+        out: list[tuple[int, float, Move | None]] = []
         for i, p in enumerate(positions):
             v, d = decode(int(own[i]))
             if final[i] != NOT_FINAL_CODE:
@@ -722,12 +729,13 @@ def _permute_bits(words: np.ndarray, perm: list[int]) -> np.ndarray:
     return out
 
 
-class TableOracle:
-    """The analysis's oracle (``lookup``, ``lookup_many``, ``prepare``, ``states``) from tables."""
+class TableOracle(Oracle):
+    """The oracle contract (:class:`solver.oracle.Oracle`) answered from tables."""
 
     name = "tables"
 
     def __init__(self, tablebase: Tablebase, board: Board, rules: Rules = CLASSIC):
+        super().__init__()
         tablebase.require(board, rules)
         self.tablebase = tablebase
 
@@ -744,6 +752,96 @@ class TableOracle:
 
     def lookup_many(self, positions: list[Position]) -> list[tuple[int, float]]:
         return self.tablebase.probe_many(positions)
+
+
+# -- cross-checks -----------------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    """Tables against an engine: positions compared, how many disagree (value, or value and
+    depth), the first that does, and the seconds taken."""
+
+    against: str
+    positions: int
+    disagreements: int
+    first: Position | None
+    seconds: float
+
+
+def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) -> Comparison:
+    """Every position of ``board`` (or, with ``start``, every position reachable from the
+    standard start with either side to move): the value and depth the tables store against the
+    retro engine's (:mod:`solver.engine.retro`)."""
+    # Start-up: the compiled engine loads numba; only this command needs it here.
+    from .engine.retro import RetroOracle
+    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS  # start-up
+
+    t0 = time.perf_counter()
+    retro = RetroOracle(board, CLASSIC)
+    if start:
+        x, o = Position.start(board.rows, board.cols).x, Position.start(board.rows, board.cols).o
+        root = Position(board, x & board.playable, o & board.playable, X, 0, CLASSIC)
+        retro.prepare([root, root.replace(turn=O)])
+        mine, theirs = retro.k1[:retro.n].copy(), retro.k2[:retro.n].copy()
+    else:
+        index = dense_index(board)
+        found = [index.position(e, i) for e in range(index.n + 1) for i in range(index.tier_size(e))]
+        mine = np.array([m for m, _, ok in found if ok], np.uint64)
+        theirs = np.array([t for _, t, ok in found if ok], np.uint64)
+    counters = np.zeros(mine.shape[0], np.int64)
+    value, depth = retro.values(mine, theirs, counters)
+    codes = tablebase.probe_codes(board, mine, theirs).astype(np.int64)
+    stored_value = (codes >> DEPTH_BITS) - VALUE_BIAS
+    stored_depth = codes & DEPTH_INF
+    infinite = depth >= 1 << 30  # the retro engine's depth of a draw by infinite play
+    bad = (stored_value != value) | np.where(infinite, stored_depth != DEPTH_INF, stored_depth != depth)
+    first = None
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        first = Position(board, int(mine[j]), int(theirs[j]), X, 0, CLASSIC)
+    return Comparison("retro", int(mine.shape[0]), int(bad.sum()), first, time.perf_counter() - t0)
+
+
+def random_positions(board: Board, count: int, empty: tuple[int, int], seed: int) -> list[Position]:
+    """``count`` random positions of ``board`` that are not over: each playable square X or O,
+    then ``empty[0]`` to ``empty[1]`` of them emptied, either side to move (seeded)."""
+    rng = random.Random(seed)
+    squares = [sq for sq in range(board.size) if not board.is_block(sq)]
+    out: list[Position] = []
+    while len(out) < count:
+        emptied = set(rng.sample(squares, rng.randint(*empty)))
+        x = o = 0
+        for sq in squares:
+            if sq not in emptied:
+                if rng.random() < 0.5:
+                    x |= 1 << sq
+                else:
+                    o |= 1 << sq
+        q = Position(board, x, o, rng.choice((X, O)), 0, CLASSIC)
+        if not q.is_over():
+            out.append(q)
+    return out
+
+
+def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, empty: tuple[int, int] = (1, 4),
+                        seed: int = 13, progress: Callable[[int], None] | None = None) -> Comparison:
+    """Random positions of ``board`` with few empty squares (:func:`random_positions`): the
+    value the tables store against the search engine's (:mod:`solver.engine.search`).
+    ``progress(k)`` after each position searched."""
+    from .engine.search import SearchOracle  # start-up, as in compare_with_retro
+
+    t0 = time.perf_counter()
+    positions = random_positions(board, count, empty, seed)
+    stored = [v for v, _ in tablebase.probe_many(positions)]
+    search = SearchOracle(board, CLASSIC)
+    first, bad = None, 0
+    for k, (q, v) in enumerate(zip(positions, stored), start=1):
+        if search.value(q) != v:
+            bad += 1
+            first = first or q
+        if progress is not None:
+            progress(k)
+    return Comparison("search", len(positions), bad, first, time.perf_counter() - t0)
 
 
 def tier_sizes(board: Board) -> list[int]:

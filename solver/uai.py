@@ -101,6 +101,7 @@ class UAIEngine:
 
     def _send(self, text: str) -> None:
         try:
+            assert self.proc is not None and self.proc.stdin is not None  # started with a pipe
             self.proc.stdin.write((text + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
@@ -153,7 +154,8 @@ class UAIEngine:
         except subprocess.TimeoutExpired:
             pass
         try:
-            proc.stdin.close()
+            if proc.stdin is not None:
+                proc.stdin.close()
         except (OSError, ValueError):
             pass
 

@@ -1,5 +1,7 @@
 """Checking an AI's moves against the exact values, or against proved bounds on them.
 
+(The players it asks are in :mod:`solver.players`, the HTML report in :mod:`solver.pictures`.)
+
 A *choice* is a position and the move some player chose there: from a ``move:``
 header, from a game record walked move by move, or asked of a player (a UAI engine
 or a built-in player) in each position of a file. Each choice gets a :class:`Check`
@@ -18,14 +20,24 @@ hang) gets a ``problem`` for that position instead.
 from __future__ import annotations
 
 import statistics
-import time
 from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
 
 from .analysis import Analyzer, Interval
-from .engine import choose_oracle, warm_up
 from .formats import Entry, PositionFormatError, printable, write_fen
-from .limits import LimitError
-from .rules import IllegalMoveError, InvalidMoveError, Position, X, side_name
+from .rules import IllegalMoveError, InvalidMoveError, Move, Position, X, side_name
+from .solving import Solver
+from .uai import EngineProblem
+
+
+class Asker(Protocol):
+    """A player to ask for moves (:func:`solver.players.make_asker`: built-in players, UAI engines)."""
+
+    name: str
+
+    def bestmove(self, p: Position) -> str: ...
+
+    def close(self) -> None: ...
 
 @dataclass
 class Check:
@@ -109,32 +121,19 @@ def verdict(p: Position, best: Interval, played: Interval) -> str:
     return "unsettled"
 
 
-def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, object]:
+def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, tuple[Move, int] | None]:
     """What is proved about p's value (X's side) within the budget, and the best move found with
     its proved bound (mover's side) when the oracle proves bounds; (Interval, (move, bound) or None)."""
     squares = p.board.playable.bit_count()
     r = p.result()
     if r is not None:
         return Interval(r, r, squares), None
-    oracle = analyzer.oracle
-    if hasattr(oracle, "bounds"):
-        b = oracle.bounds(p)
-        lo, hi = (b.lower, b.upper) if p.turn == X else (-b.upper, -b.lower)
-        if b.stopped == "interrupt":
-            raise KeyboardInterrupt
-        best = None
-        if b.best_move is not None:
-            from .engine.tables import code_move
-
-            best = (code_move(b.best_move), b.best_lower)
-        return Interval(lo, hi, squares), best
-    try:
-        v = analyzer.oracle.value(p) if hasattr(analyzer.oracle, "value") else analyzer.evaluate(p).value
-        if hasattr(analyzer.oracle, "value") and p.turn != X:
-            v = -v
-    except LimitError:
-        return Interval.unknown(squares), None
-    return Interval(v, v, squares), None
+    b = analyzer.oracle.bounds(p)
+    if b.stopped == "interrupt":
+        raise KeyboardInterrupt
+    lo, hi = (b.lower, b.upper) if p.turn == X else (-b.upper, -b.lower)
+    best = None if b.best_move is None else (b.best_move, b.best_lower)
+    return Interval(lo, hi, squares), best
 
 
 def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Check:
@@ -148,7 +147,7 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
         return check
     sign = 1 if p.turn == X else -1
     best, found = _interval(analyzer, p)
-    played, _ = _interval(analyzer, p._apply(move))
+    played, _ = _interval(analyzer, p.push(move))
     check.move = p.move_name(move)
     check.best_interval, check.value_interval = best, played
     check.best = best.lower if best.exact else None
@@ -160,13 +159,13 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
         check.best_move = check.move
     elif best.exact and found is not None and found[1] == sign * best.lower:
         check.best_move = p.move_name(found[0])  # the search proved it keeps the value
-    elif best.exact and not hasattr(analyzer.oracle, "bounds"):
+    elif best.exact and not analyzer.oracle.proves_bounds:
         # the first move, likeliest first (the most pieces left to the mover), that keeps the value
-        def gain(m):
-            return -sign * p._apply(m).material()
+        def gain(m: Move) -> int:
+            return -sign * p.push(m).material()
 
         for m in sorted(p.legal_moves(), key=gain):
-            iv, _ = _interval(analyzer, p._apply(m))
+            iv, _ = _interval(analyzer, p.push(m))
             if iv.exact and iv.lower == best.lower:
                 check.best_move = p.move_name(m)
                 break
@@ -207,7 +206,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
                     break
                 player = item.player or f"{side_name(cur.turn)} in games"
                 out.append(Choice(item, cur, None if ask else text, player))
-                cur = cur._apply(move)
+                cur = cur.push(move)
             continue
         for side in sides:
             q = p.replace(turn=side)
@@ -221,29 +220,20 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
 
 
 class Verifier:
-    """Judges choices, one oracle per board and rule set (so solved positions are shared)."""
+    """Judges choices with a :class:`~solver.solving.Solver`: one analyzer per board and rule set
+    (so solved positions are shared), its clock restarted for each check."""
 
-    def __init__(self, engine: str = "auto", max_states: int | None = None, max_memory: int | None = None,
-                 timeout: float | None = None, tables=None):
-        self.engine, self.max_states, self.max_memory, self.timeout = engine, max_states, max_memory, timeout
-        self.tables = tables
+    def __init__(self, solver: Solver | None = None):
+        self.solver = solver or Solver()
         self.analyzers: dict = {}
         self.unsettled = 0
-        self.progress = None  # called with the search's status while it runs
 
     def analyzer(self, p: Position) -> Analyzer:
         key = (p.board, p.rules.name)
         if key not in self.analyzers:
-            oracle = choose_oracle(p, self.engine, max_states=self.max_states, max_memory=self.max_memory,
-                                   tables=self.tables)
-            if self.timeout:
-                warm_up(oracle.name)  # a first run compiles the kernels: not on the clock
-            if hasattr(oracle, "progress"):
-                oracle.progress = self.progress
-            self.analyzers[key] = Analyzer(oracle)
+            self.analyzers[key] = self.solver.analyzer(p)
         a = self.analyzers[key]
-        if self.timeout and hasattr(a.oracle, "deadline"):
-            a.oracle.deadline = time.monotonic() + self.timeout
+        self.solver.restart_clock(a.oracle)
         return a
 
     def check(self, choice: Choice, player: str, move_text: str) -> Check:
@@ -256,7 +246,7 @@ class Verifier:
         return c
 
 
-def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> list[PlayerSummary]:
+def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) -> list[PlayerSummary]:
     """One summary per player (every name in ``players`` gets a row, checked or not)."""
     by: dict[str, PlayerSummary] = {name: PlayerSummary(name) for name in players}
     for c in checks:
@@ -274,7 +264,7 @@ def summarise(checks: list[Check], worst: int = 3, players: list[str] = ()) -> l
         s.inaccuracies += c.verdict == "inaccuracy"
         s.blunders += c.verdict == "blunder"
     for s in by.values():
-        bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -c.min_loss)
+        bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -(c.min_loss or 0))
         s.worst = bad[:worst]
     return list(by.values())
 
@@ -295,102 +285,11 @@ def summary_table(summaries: list[PlayerSummary]) -> str:
     return "\n".join(printable(line) for line in lines)
 
 
-# -- HTML -----------------------------------------------------------------------------------------
-
-def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: Verifier, title: str) -> str:
-    """A self-contained page: the summary table, then each inaccuracy and blunder with its board."""
-    from html import escape
-
-    from .pictures import board_svg
-
-    rows = "\n".join(
-        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td><td>{s.percent_optimal:.1f}%</td>"
-        f"<td>{s.mean_loss:.2f}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
-        f"<td>{s.problems}</td></tr>"
-        for s in summaries)
-    cards = []
-    for c in checks:
-        if c.verdict in ("inaccuracy", "blunder", "unsettled"):
-            analyzer = verifier.analyzer(c.position)
-            # the tinted board needs every move's value: only where that is cheap (not the search)
-            svg = board_svg(analyzer, c.position, tint=not hasattr(analyzer.oracle, "bounds"))
-            loss = (f"loses {c.loss} point{'s' if c.loss != 1 else ''}" if c.loss is not None else
-                    f"loses at least {c.min_loss} point{'s' if c.min_loss != 1 else ''}" if c.min_loss else
-                    "not settled within the budget")
-            best = f"best <b>{escape(c.best_move)}</b>" if c.best_move else "best"
-            cards.append(
-                f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
-                f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
-                f"<p>{side_name(c.position.turn)} to move. Played <b>{escape(c.move)}</b> "
-                f"(value {c.value_interval.text()}); {best} (value {c.best_interval.text()}); {loss}.</p>"
-                f"<p><code>{escape(write_fen(c.position))}</code></p>{svg}</section>")
-        elif c.problem:
-            cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'
-                         f"</h3><p>{escape(c.problem)}</p></section>")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; }}
-td, th {{ border: 1px solid #999; padding: 0.3em 0.8em; text-align: right; }}
-td:first-child, th:first-child {{ text-align: left; }}
-.blunder h3 {{ color: #b00000; }} .inaccuracy h3 {{ color: #a06000; }}
-section {{ margin: 1.5em 0; }}
-</style></head>
-<body>
-<h1>{escape(title)}</h1>
-<table id="summary"><thead><tr><th>player</th><th>checked</th><th>optimal</th><th>mean loss</th>
-<th>inaccuracies</th><th>blunders</th><th>unsettled</th><th>problems</th></tr></thead>
-<tbody>
-{rows}
-</tbody></table>
-<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are shown.</p>
-{''.join(cards)}
-</body></html>
-"""
-
-
-# -- players to ask -------------------------------------------------------------------------------
-
-class BuiltinAsker:
-    """A built-in player (:mod:`solver.players`) as something to ask for moves."""
-
-    def __init__(self, spec: str, seed: int = 0):
-        from .players import make_player
-
-        self.player = make_player(spec, seed)
-        self.name = "builtin:" + spec.split(":", 1)[1] if spec.startswith("builtin:") else spec
-
-    def bestmove(self, p: Position) -> str:
-        return p.move_name(self.player.choose(p))
-
-    def close(self) -> None:
-        pass
-
-
-class EngineAsker:
-    """A UAI engine as something to ask for moves."""
-
-    def __init__(self, command: str, go: str, timeout: float):
-        from .uai import UAIEngine
-
-        self.engine = UAIEngine(command, go=go, timeout=timeout)
-        self.name = command
-
-    def bestmove(self, p: Position) -> str:
-        return self.engine.bestmove(write_fen(p))
-
-    def close(self) -> None:
-        self.engine.close()
-
-
-def run_verify(choices: list[Choice], askers: list, verifier: Verifier, on_check=None,
-               into: list | None = None) -> list[Check]:
+def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifier,
+               on_check: Callable[[Check], None] | None = None, into: list[Check] | None = None) -> list[Check]:
     """Check every choice: the recorded move, or each asker's answer. ``on_check(check)`` after each.
     Checks are appended to ``into`` (a new list by default) as they are made, so that a caller
     interrupted by Ctrl-C keeps those done so far."""
-    from .uai import EngineProblem
-
     checks = [] if into is None else into
 
     def add(c: Check | None) -> None:
@@ -401,7 +300,7 @@ def run_verify(choices: list[Choice], askers: list, verifier: Verifier, on_check
 
     for choice in choices:
         if choice.move is not None:
-            add(verifier.check(choice, choice.player, choice.move))
+            add(verifier.check(choice, choice.player or "moves in the file", choice.move))
             continue
         for asker in askers:
             try:

@@ -70,7 +70,7 @@ def naive_value(p: Position, budget: int | None = None) -> int:
         if q in path:
             return 0
         path = path | {q}
-        values = [value(q._apply(m), path) for m in q.legal_moves()]
+        values = [value(q.push(m), path) for m in q.legal_moves()]
         return max(values) if q.turn == X else min(values)
 
     return value(p, frozenset())

@@ -52,7 +52,7 @@ def test_batch_matches_single_solves_and_the_cache(tmp_path, capsys):
     assert main(["batch", suite, "--jobs", "1", "--cache", cache]) == 0
     second, err = capsys.readouterr()
     second = _lines(second)
-    assert "5 from the cache" in err and all(r["engine"] == "cache" for r in second)
+    assert "5 from the cache" in err and all(r["solver"] == "cache" for r in second)
     for s, a, b in zip(single, first, second):
         want = ({side: (v["value"], v["depth"], v["best_move"]) for side, v in s["sides"].items()},
                 s["orthodox"], s["line"])
@@ -70,10 +70,11 @@ def test_cache_maps_best_moves_through_symmetry(tmp_path):
     # The mirror image (and its colour inversion) are answered from the cache with mirrored moves.
     p = parse_position("to-move: x\n..x\n...\no..").position
     hit = cache.get_side(p)
-    assert (hit.value, hit.depth, hit.best) == (9, 13, "b2") and hit.exact and hit.depth_known
+    assert (hit.evaluation.value, hit.evaluation.depth, hit.best_move_name) == (9, 13, "b2") and hit.exact
     q = parse_position("to-move: o\no..\n...\n..x").position  # the colour inversion
     hit = cache.get_side(q)
-    assert (hit.lower, hit.upper, hit.depth, hit.best, hit.best_bound) == (-9, -9, 13, "b2", -9)
+    assert (hit.interval.lower, hit.interval.upper, hit.evaluation.depth, hit.best_move_name, hit.best_bound) == \
+        (-9, -9, 13, "b2", -9)
     assert cache.get_side(parse_position("to-move: o\nx..\n.o.\n...").position) is None
     cache.close()
 
@@ -146,8 +147,8 @@ def test_killed_run_resumes_without_losing_or_redoing_work(tmp_path):
     out = tmp_path / "out.jsonl"
     cache = tmp_path / "c.sqlite3"
     cmd = [sys.executable, "-m", "solver", "batch", str(suite), "--out", str(out), "--cache", str(cache),
-           "--jobs", "1", "--engine", "reference"]
-    env = dict(os.environ, ATAXX_NO_PROGRESS="1")
+           "--jobs", "1", "--solver", "reference"]
+    env = dict(os.environ)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = time.time() + 120
     while time.time() < deadline and (not out.exists() or out.read_text().count("\n") < 3):
@@ -192,21 +193,30 @@ def test_a_stopped_position_is_reported_with_its_interval_and_a_later_run_starts
     from solver.formats import parse_position
 
     hit = Cache(cache).get_side(parse_position(HARD).position)
-    assert (hit.lower, hit.upper) == (side2["lower"], side2["upper"]) and not hit.exact
+    assert (hit.interval.lower, hit.interval.upper) == (side2["lower"], side2["upper"]) and not hit.exact
 
 
 def test_the_cache_never_loses_what_it_proved(tmp_path):
+    from solver.analysis import Evaluation, Interval
     from solver.cache import side_row
     from solver.formats import parse_position
+    from solver.report import SideResult
 
     p = parse_position("to-move: o\nx..\n...\n..o").position
+
+    def row(lower, upper, depth=None, best=None, bound=None):
+        ev = Evaluation(lower, depth) if depth is not None else None
+        move = None if best is None else p.parse_move(best)
+        return side_row(SideResult(p, Interval(lower, upper, 9), ev, best_move=move, best_bound=bound))
+
     cache = Cache(tmp_path / "c.sqlite3")
-    cache.put([side_row(p, -5, 9, None, "b2", -5)])      # O to move: X's value in -5..9, b2 keeps <= -5?
-    cache.put([side_row(p, -9, 3, None, None, None)])     # narrower above, wider below: the two meet
+    cache.put([row(-5, 9, None, "b2", -5)])      # O to move: X's value in -5..9, b2 keeps <= -5?
+    cache.put([row(-9, 3)])                      # narrower above, wider below: the two meet
     hit = cache.get_side(p)
-    assert (hit.lower, hit.upper, hit.exact, hit.best, hit.best_bound) == (-5, 3, False, "b2", -5)
-    cache.put([side_row(p, -9, -9, 13, "b2", -9)])        # exact now
-    cache.put([side_row(p, -20, 20, None, None, None)])   # a weaker run does not undo it
+    assert (hit.interval.lower, hit.interval.upper, hit.exact, hit.best_move_name, hit.best_bound) == \
+        (-5, 3, False, "b2", -5)
+    cache.put([row(-9, -9, 13, "b2", -9)])       # exact now
+    cache.put([row(-20, 20)])                    # a weaker run does not undo it
     hit = cache.get_side(p)
-    assert (hit.value, hit.depth, hit.depth_known, hit.best) == (-9, 13, True, "b2")
+    assert (hit.interval.lower, hit.evaluation.depth, hit.best_move_name) == (-9, 13, "b2")
     cache.close()

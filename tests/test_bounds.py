@@ -18,7 +18,7 @@ import pytest
 
 from helpers import random_positions
 from solver.engine.search import SearchOracle, value_threshold
-from solver.engine.tables import code_move, mover_bits
+from solver.engine.tables import mover_bits
 from solver.formats import parse_position
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position
@@ -50,7 +50,7 @@ def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
                 if b.lower > 0 or b.upper < 0 or b.lower == b.upper == 0:  # an outcome is claimed
                     assert (value > 0) == (b.lower > 0) and (value < 0) == (b.upper < 0), (p, b)
                 if b.best_lower > -p.board.playable.bit_count():
-                    child = p._apply(code_move(b.best_move))
+                    child = p.push(b.best_move)
                     assert -ref.lookup(child)[0] >= b.best_lower, (p, b)  # the move keeps its bound
                     moves += 1
                 checked += 1

@@ -17,7 +17,7 @@ def run(argv, stdin_text=None, monkeypatch=None):
 
 
 def test_piped_board_prints_both_sides_and_summary(monkeypatch, capsys):
-    status = run(["--engine", "reference"], "x...o\n", monkeypatch)
+    status = run(["--solver", "reference"], "x...o\n", monkeypatch)
     out = capsys.readouterr().out
     assert status == 0
     assert "X to move: O wins by 3 (value -3), depth 6" in out
@@ -29,7 +29,7 @@ def test_piped_board_prints_both_sides_and_summary(monkeypatch, capsys):
 
 
 def test_json_keys(monkeypatch, capsys):
-    status = run(["--json", "--engine", "reference"], "name: hot\nx.#o\n.##.\n", monkeypatch)
+    status = run(["--json", "--solver", "reference"], "name: hot\nx.#o\n.##.\n", monkeypatch)
     assert status == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["name"] == "hot" and obj["rules"] == "classic" and obj["rows"] == 2 and obj["cols"] == 4
@@ -39,26 +39,26 @@ def test_json_keys(monkeypatch, capsys):
     x = obj["sides"]["x"]
     assert (x["value"], x["outcome"], x["depth"], x["best_move"]) == (1, "x-wins", 3, "b2")
     assert x["pv"] == ["b2", "d1", "a1"] and x["pv_repeats"] is False
-    assert set(obj) >= {"fen", "grid", "source", "line", "engine", "states", "seconds", "counter"}
+    assert set(obj) >= {"fen", "grid", "source", "line", "solver", "states", "seconds", "counter"}
 
 
 def test_side_to_move_choices(monkeypatch, capsys):
-    assert run(["--to-move", "o", "--json", "--engine", "reference"], "x...o\n", monkeypatch) == 0
+    assert run(["--to-move", "o", "--json", "--solver", "reference"], "x...o\n", monkeypatch) == 0
     obj = json.loads(capsys.readouterr().out)
     assert list(obj["sides"]) == ["o"] and "orthodox" not in obj
-    assert run(["--json", "--engine", "reference"], "x3o o 0 1\n", monkeypatch) == 0
+    assert run(["--json", "--solver", "reference"], "x3o o 0 1\n", monkeypatch) == 0
     assert list(json.loads(capsys.readouterr().out)["sides"]) == ["o"]
 
 
 def test_infinite_play_is_reported_as_such(monkeypatch, capsys):
-    assert run(["--engine", "reference"], "x-1--x1 o 0 1\n", monkeypatch) == 0
+    assert run(["--solver", "reference"], "x-1--x1 o 0 1\n", monkeypatch) == 0
     out = capsys.readouterr().out
     assert "O to move: draw by infinite play (value 0), depth infinite" in out
     assert "(repeats: play goes on forever)" in out
 
 
 def test_max_states_stops_cleanly(monkeypatch, capsys):
-    status = run(["--max-states", "50", "--engine", "reference"], "x...\n....\n...o\n\nx.o\n", monkeypatch)
+    status = run(["--max-states", "50", "--solver", "reference"], "x...\n....\n...o\n\nx.o\n", monkeypatch)
     out, err = capsys.readouterr()
     assert status == 1
     reason = "stopped: more than 50 positions are reachable (raise --max-states to go further)"
@@ -70,7 +70,7 @@ def test_max_states_stops_cleanly(monkeypatch, capsys):
 
 
 def test_expect_failure_sets_status_1(monkeypatch, capsys):
-    status = run(["--engine", "reference"], "expect: x=2\nx...o\n", monkeypatch)
+    status = run(["--solver", "reference"], "expect: x=2\nx...o\n", monkeypatch)
     assert status == 1
     assert "EXPECT FAILED: expect x=2, solved -3" in capsys.readouterr().out
 
@@ -90,7 +90,7 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
 
 
 def test_module_entry_point_runs_in_a_real_process():
-    proc = subprocess.run([sys.executable, "-m", "solver", "positions/chen2002.txt", "--json", "--engine", "reference"],
+    proc = subprocess.run([sys.executable, "-m", "solver", "positions/chen2002.txt", "--json", "--solver", "reference"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     objs = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -103,7 +103,7 @@ def test_module_entry_point_runs_in_a_real_process():
 def test_orthodox_summary_forms(monkeypatch, capsys):
     """One line as deep as fits (cut marked ...), a loop marked loop, the tree form, JSON whole."""
     board = ".xx\nxx.\n..o\n"
-    assert run(["--engine", "reference", "--orth-depth", "5", "--orth-format", "tree"], board, monkeypatch) == 0
+    assert run(["--solver", "reference", "--orth-depth", "5", "--orth-format", "tree"], board, monkeypatch) == 0
     out = capsys.readouterr().out
     tree = out[out.index("orthodox summary"):].splitlines()[:8]
     assert tree == ["orthodox summary (X: X's option, O: O's option):",
@@ -114,12 +114,12 @@ def test_orthodox_summary_forms(monkeypatch, capsys):
                     "      O: ...|...||...|-7",
                     "    O: -9",
                     "  ...  = cut at depth 5 (--orth-depth N shows more)"]
-    assert run(["--engine", "reference"], board, monkeypatch) == 0
+    assert run(["--solver", "reference"], board, monkeypatch) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("orthodox summary: "))
     assert "loop" in line and "..." not in line
     assert "  loop = a board already on the path from the root (expanding it would repeat)" in out
-    assert run(["--engine", "reference", "--json"], board, monkeypatch) == 0
+    assert run(["--solver", "reference", "--json"], board, monkeypatch) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["orthodox"] == line[len("orthodox summary: "):] and obj["orthodox_depth"] == 8
     assert "loop" in json.dumps(obj["orthodox_tree"])
@@ -127,12 +127,12 @@ def test_orthodox_summary_forms(monkeypatch, capsys):
 
 def test_long_summary_fits_one_line(monkeypatch, capsys):
     """2 x 6 from the start: the whole summary is longer than a line; the line is cut to fit."""
-    assert run(["--engine", "retro"], "x....o\no....x\n", monkeypatch) == 0
+    assert run(["--solver", "retro"], "x....o\no....x\n", monkeypatch) == 0
     out = capsys.readouterr().out.splitlines()
     k = next(i for i, x in enumerate(out) if x.startswith("orthodox summary: "))
     summary = out[k][len("orthodox summary: "):]
     assert 80 < len(summary) <= 100 and "..." in summary
     assert out[k + 1].startswith("  ...  = cut at depth ") and "--orth-format tree" in out[k + 1]
-    assert run(["--engine", "retro", "--json"], "x....o\no....x\n", monkeypatch) == 0
+    assert run(["--solver", "retro", "--json"], "x....o\no....x\n", monkeypatch) == 0
     whole = json.loads(capsys.readouterr().out)["orthodox"]
     assert len(whole) > 100 and "..." not in whole

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from helpers import random_positions
-from solver.analysis import Analyzer
-from solver.engine import choose_engine, choose_oracle, estimate_states
+from solver.engine import choose_algorithm, estimate_states
 from solver.engine import kernels as K
 from solver.engine.retro import RetroOracle
 from solver.engine.search import SearchOracle
@@ -20,6 +19,7 @@ from solver.formats import parse_position
 from solver.notation import game_name
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, CS61B, JUMP3, UAI, X, Move, Position
+from solver.solving import Solver
 
 RULES = (CLASSIC, UAI, CS61B, JUMP3)
 SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2), (2, 2), (1, 5)]
@@ -58,7 +58,7 @@ def test_kernels_match_the_plain_rules(rules):
         assert sorted(buf[:n].tolist() or [-1]) == sorted(_code(mv) for mv in legal)
         for mv in legal:
             a, b = K.play(m, t, _code(mv), T.adj)
-            q = p._apply(mv)
+            q = p.push(mv)
             assert (int(a), int(b)) == mover_bits(q)
             assert K.next_counter(p.counter, _code(mv), T.rules) == q.counter
         cm, ct, s = K.canonical(m, t, T.canon)
@@ -117,7 +117,7 @@ def _compare_search(positions, rules, **options) -> int:
     for p in positions:
         ref = ReferenceSolution([p], max_states=100_000)
         search = SearchOracle(p.board, rules, tt_bits=14, **options)
-        for q in [p] + [p._apply(m) for m in p.legal_moves()]:
+        for q in [p] + [p.push(m) for m in p.legal_moves()]:
             i = ref.find(q)
             assert search.lookup(q) == (ref.value[i], ref.depth[i]), q
             compared += 1
@@ -141,7 +141,7 @@ def test_spec_section_9_with_each_engine(engine):
              ("x..\n#..\n#..\n.o.", 10, -10, "10|-10"), ("x###\n#...\n#...\n###o", 8, -8, "8|-8")]
     for grid, a, b, orth in table:
         board = parse_position(grid).position
-        an = Analyzer(choose_oracle(board, engine))
+        an = Solver(algorithm=engine).analyzer(board)
         assert an.stops(board) == (a, b)
         assert game_name(an.orthodox(board)) == orth
 
@@ -153,7 +153,7 @@ def test_engines_give_the_same_analysis():
             continue
         results = []
         for engine in ("reference", "retro", "search"):
-            an = Analyzer(choose_oracle(p, engine))
+            an = Solver(algorithm=engine).analyzer(p)
             results.append(([(m.name, m.value, m.depth, m.optimal, m.preferred) for m in an.moves(p)],
                             an.principal_variation(p).names()))
         assert results[0] == results[1] == results[2], p
@@ -161,8 +161,8 @@ def test_engines_give_the_same_analysis():
 
 def test_engine_choice():
     tiny = parse_position("x...o").position
-    assert choose_engine(tiny) == "reference"
-    assert choose_engine(Position.start(4, 4)) == "retro"
-    assert choose_engine(Position.start(7, 7)) == "search"
+    assert choose_algorithm(tiny) == "reference"
+    assert choose_algorithm(Position.start(4, 4)) == "retro"
+    assert choose_algorithm(Position.start(7, 7)) == "search"
     assert estimate_states(Position.start(3, 5)) >= 811_880  # the reachable graph, measured
-    assert choose_engine(Position.start(4, 4), max_memory=1 << 20) == "search"
+    assert choose_algorithm(Position.start(4, 4), max_memory=1 << 20) == "search"

@@ -150,7 +150,7 @@ def test_missing_file_binary_and_directory(tmp_path, capsys):
 def test_bad_position_is_skipped_and_the_rest_solved(tmp_path, capsys):
     path = tmp_path / "mixed.txt"
     path.write_text("name: good one\nx...o\n\nname: bad one\nx..\nx.\n\nname: good two\nx.o\n")
-    status = main([str(path), "--engine", "reference"])
+    status = main([str(path), "--solver", "reference"])
     out, err = capsys.readouterr()
     assert status == 2
     assert "good one" in out and "good two" in out and "bad one" not in out

@@ -145,7 +145,7 @@ def test_cli_error_path_is_one_line_and_status_2_never_70(text):
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin, sys.stdout, sys.stderr = stdin, out, err
     try:
-        status = main(["--engine", "reference", "--max-states", "300", "--timeout", "2", "--orth-depth", "2",
+        status = main(["--solver", "reference", "--max-states", "300", "--timeout", "2", "--orth-depth", "2",
                        "--json"])
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved

@@ -23,7 +23,7 @@ from solver.formats import read_positions
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FAKE = f"{sys.executable} {HERE / 'fake_uai.py'}"
-ENV = dict(os.environ, ATAXX_NO_PROGRESS="1", PYTHONPATH=str(ROOT))
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 TWO = "name: a\nexpect: x=-3\nx...o\n\nname: b\nx..\n...\n..o\n"
 SLOW = "x...\n....\n...o\n"  # the 3 x 4 start: a minute for the reference solver
 
@@ -74,7 +74,7 @@ def test_resume_reuses_a_record_only_when_everything_that_determines_it_matches(
     f = tmp_path / "r.txt"
     f.write_text(TWO)
     out = tmp_path / "s.jsonl"
-    base = ["batch", str(f), "--out", str(out), "--no-cache", "--jobs", "1", "--engine", "reference"]
+    base = ["batch", str(f), "--out", str(out), "--no-cache", "--jobs", "1", "--solver", "reference"]
 
     def run(argv, status=0):
         assert main(argv) == status
@@ -124,11 +124,11 @@ def test_out_refuses_a_foreign_file_and_the_input(tmp_path, capsys):
         assert f"is the input file {f}; refusing to write the results over it" in one_line(capsys.readouterr().err)
         assert f.read_text() == TWO
     # The pictures neither: not over the input, not over a file that is not a picture of ours.
-    assert main([str(f), "--engine", "reference", "--svg", str(f)]) == 2
+    assert main([str(f), "--solver", "reference", "--svg", str(f)]) == 2
     assert "is the input file" in capsys.readouterr().err and f.read_text() == TWO
     notes = tmp_path / "notes.svg"
     notes.write_text("not a picture\n")
-    assert main([str(f), "--engine", "reference", "--svg", str(notes)]) == 2
+    assert main([str(f), "--solver", "reference", "--svg", str(notes)]) == 2
     assert "was not written by this command" in capsys.readouterr().err
     assert notes.read_text() == "not a picture\n"
     # An empty file, and a file of our own, are fine.
@@ -176,7 +176,7 @@ def test_worker_processes_die_with_a_killed_batch(tmp_path):
     suite = tmp_path / "slow.txt"
     suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
     proc = subprocess.Popen([sys.executable, "-m", "solver", "batch", str(suite), "--jobs", "2", "--no-cache",
-                             "--engine", "reference"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             "--solver", "reference"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=ENV, cwd=ROOT)
     kids = set()
     try:
@@ -214,14 +214,14 @@ NUMBERS = [
 @pytest.mark.parametrize("text,message", NUMBERS, ids=NUMBER_IDS)
 def test_numbers_in_the_input_are_ascii_digits_of_bounded_size(text, message, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    assert main(["--engine", "retro"]) == 2
+    assert main(["--solver", "retro"]) == 2
     line = one_line(capsys.readouterr().err)
     assert line.startswith("<stdin>:") and message in line and len(line) < 300, line
 
 
 def test_a_large_counter_in_range_is_solved(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"rules: uai\ncounter: 999999999\nx..#o\n")))
-    assert main(["--engine", "retro", "--json"]) == 0  # the clock is past 100: a draw, game over
+    assert main(["--solver", "retro", "--json"]) == 0  # the clock is past 100: a draw, game over
     obj = json.loads(capsys.readouterr().out)
     assert obj["counter"] == 999999999 and obj["sides"]["x"]["value"] == 0
 
@@ -236,7 +236,11 @@ def test_a_large_counter_in_range_is_solved(monkeypatch, capsys):
     (["--tree-depth", "999999999999999999999999999999"], "argument --tree-depth: must be a whole number from 0 to 64"),
     (["--orth-depth", "\u00b2"], "argument --orth-depth: must be a whole number from 0 to 64, not '\u00b2'"),
     (["--max-states", "\u0663"], "argument --max-states: must be a whole number"),
-    (["--engine", ""], "argument --engine: invalid choice: ''"),
+    (["--solver", ""], "argument --solver: invalid choice: ''"),
+    (["--engine", "retro"], "--engine names a program under test (ataxx-solve verify --engine CMD); the solving "
+                            "algorithm is --solver auto|retro|search|reference"),
+    (["batch", "x.txt", "--engine", "search"], "--engine names a program under test"),
+    (["verify", "x.txt", "--engine", "retro"], "argument --engine: 'retro' is a solving algorithm, not an engine"),
     (["perft", "startpos", "99999"], "argument DEPTH: must be a whole number from 0 to 64"),
     (["batch", "x.txt", "--jobs", "1" * 5000], "argument --jobs: must be a whole number from 1 to 256"),
     (["verify", "x.txt", "--engine", "builtin:alphabeta:99999999"],
@@ -329,7 +333,7 @@ def test_a_cache_that_fills_up_is_dropped_and_the_batch_goes_on(tmp_path):
                 db.execute("INSERT INTO solved VALUES ('classic', ?, 'side', 0, 0, NULL, NULL, 0, 0, NULL)",
                            (f"zz{k:09d}",))
     out = io.StringIO()
-    summary = run_batch([str(f)], Options(engine="reference"), cache=cache, stream=out)
+    summary = run_batch([str(f)], Options(solver="reference"), cache=cache, stream=out)
     cache.close()
     assert summary.solved == 2 and summary.failed == 0
     assert "database or disk is full" in summary.cache_problem
@@ -379,7 +383,7 @@ def test_a_full_disk_is_one_line_and_the_batch_keeps_what_it_solved(tmp_path):
     f = tmp_path / "p.txt"
     f.write_text(TWO)
     with open("/dev/full", "w") as full:
-        r = cli([str(f), "--engine", "reference"], stdout=full)
+        r = cli([str(f), "--solver", "reference"], stdout=full)
         assert r.returncode == 2
         assert one_line(r.stderr) == "ataxx-solve: cannot write standard output: No space left on device"
         r = cli(["batch", str(f), "--no-cache", "--jobs", "1"], stdout=full)
@@ -454,7 +458,7 @@ def test_an_engine_that_forks_takes_its_children_with_it(suite, tmp_path, capsys
 def test_reference_engine_honours_the_timeout(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SLOW.encode())))
     start = time.perf_counter()
-    assert main(["--engine", "reference", "--timeout", "1"]) == 1
+    assert main(["--solver", "reference", "--timeout", "1"]) == 1
     assert time.perf_counter() - start < 4
     line = one_line(capsys.readouterr().err)
     assert line.startswith("<stdin>:1: stopped: the reference solver ran out of time (") and \
@@ -463,7 +467,7 @@ def test_reference_engine_honours_the_timeout(monkeypatch, capsys):
 
 def test_reference_engine_honours_max_memory(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SLOW.encode())))
-    assert main(["--engine", "reference", "--max-memory", "5M"]) == 1
+    assert main(["--solver", "reference", "--max-memory", "5M"]) == 1
     assert "the reference solver needs more than 5.0 MiB" in one_line(capsys.readouterr().err)
 
 
@@ -501,7 +505,7 @@ def test_ctrl_c_stops_perft_within_a_second():
 def test_ctrl_c_in_a_batch_with_two_jobs_prints_one_line(tmp_path):
     suite = tmp_path / "slow.txt"
     suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
-    proc = _interruptible(["batch", str(suite), "--jobs", "2", "--no-cache", "--engine", "reference"])
+    proc = _interruptible(["batch", str(suite), "--jobs", "2", "--no-cache", "--solver", "reference"])
     kids = set()
 
     def ready():
@@ -525,7 +529,7 @@ def test_ctrl_c_in_a_batch_with_two_jobs_prints_one_line(tmp_path):
 def test_terminal_escapes_from_the_input_are_escaped_in_text(tmp_path, monkeypatch, capsys):
     text = "name: \x1b[2J\x1b]0;pwned\x07 red\nexpect: orthodox=\x1b[5m\nx...o\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    assert main(["--engine", "reference"]) == 1
+    assert main(["--solver", "reference"]) == 1
     out, err = capsys.readouterr()
     assert "\x1b" not in out + err and "\x07" not in out
     assert "== \\x1b[2J\\x1b]0;pwned\\x07 red (<stdin>:3) ==" in out
@@ -539,7 +543,7 @@ def test_terminal_escapes_from_the_input_are_escaped_in_text(tmp_path, monkeypat
 
 def test_a_full_disk_under_pictures_names_the_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x...o\n")))
-    assert main(["--engine", "reference", "--svg", "/dev/full"]) == 2
+    assert main(["--solver", "reference", "--svg", "/dev/full"]) == 2
     assert one_line(capsys.readouterr().err) == "ataxx-solve: cannot write /dev/full: No space left on device"
     f = tmp_path / "m.txt"
     f.write_text("move: a2\nto-move: x\nx..\n...\n..o\n")

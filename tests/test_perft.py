@@ -31,7 +31,7 @@ def test_spec_perft_table(fen):
 def _plain_perft(p, depth):
     if depth == 0:
         return 1
-    return sum(_plain_perft(p._apply(m), depth - 1) for m in p.legal_moves())
+    return sum(_plain_perft(p.push(m), depth - 1) for m in p.legal_moves())
 
 
 @pytest.mark.parametrize("fen,rules", [("x3o/5/o3x x 0 1", "uai"), ("x1-1o/5/2x2/o3x o 98 1", "uai"),

@@ -10,7 +10,7 @@ import pytest
 
 from solver.analysis import Analyzer
 from solver.cli import main
-from solver.engine import choose_oracle
+from solver.solving import Solver
 from solver.formats import parse_position
 from solver.pictures import board_svg, game_tree_dot
 from solver.reference import ReferenceOracle
@@ -30,9 +30,9 @@ def test_move_table_values_match_solving_each_child(text, rules):
     a = _analyzer()
     infos = a.moves(p, dominance=True)
     assert {i.move for i in infos} == set(p.legal_moves())
-    fresh = Analyzer(choose_oracle(p, "retro"))
+    fresh = Solver(algorithm="retro").analyzer(p)
     for i in infos:
-        child = fresh.evaluate(p._apply(i.move))
+        child = fresh.evaluate(p.push(i.move))
         assert (i.value, i.depth) == (child.value, None if child.depth is None else child.depth + 1), i.name
         assert i.optimal == (i.value == a.evaluate(p).value)
     sign = 1 if p.turn == X else -1
@@ -87,8 +87,8 @@ def test_dot_tree_has_one_node_per_position():
     p = parse_position("to-move: x\nx..\n...\n..o").position
     a = _analyzer()
     dot = game_tree_dot(a, p, depth=2)
-    children = {p._apply(m) for m in p.legal_moves()}
-    grandchildren = {c._apply(m) for c in children for m in c.legal_moves()}
+    children = {p.push(m) for m in p.legal_moves()}
+    grandchildren = {c.push(m) for c in children for m in c.legal_moves()}
     assert len(_dot_nodes(dot)) == len({p} | children | grandchildren)
     edges = [line for line in dot.splitlines() if "->" in line]
     assert len(edges) == len(p.legal_moves()) + sum(len(c.legal_moves()) for c in children)

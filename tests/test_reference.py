@@ -10,7 +10,7 @@ from solver.formats import read_file
 from solver.notation import game_name
 from solver.limits import StateLimitError
 from solver.reference import ReferenceOracle, ReferenceSolution
-from solver.report import solve_entry
+from solver.solving import Solver
 from solver.rules import PASS, X, Move
 
 CHEN = [
@@ -38,7 +38,7 @@ def test_chen2002_position_file_expectations_hold():
     entries = read_file("positions/chen2002.txt")
     assert len(entries) == 5
     for e in entries:
-        report = solve_entry(e, Analyzer(ReferenceOracle()))
+        report = Solver().solve(e, analyzer=Analyzer(ReferenceOracle()))
         assert e.expect and report.expect_failures == [], e.name
 
 
@@ -141,7 +141,7 @@ def test_positions_file_with_cycles():
     assert len(entries) >= 8
     for e in entries:
         an = Analyzer(ReferenceOracle())
-        report = solve_entry(e, an)
+        report = Solver().solve(e, analyzer=an)
         assert report.expect_failures == [], e.name
         for s in report.sides:
             check_line(an, s.position)

@@ -11,7 +11,7 @@ import pytest
 from helpers import random_position
 from solver.analysis import Analyzer
 from solver.cli import main
-from solver.engine import choose_oracle
+from solver.solving import Solver
 from solver.formats import parse_fen, parse_position, write_fen
 from solver.reference import ReferenceOracle
 from solver.rules import CLASSIC, CS61B, JUMP3, RULE_SETS, UAI, O, X
@@ -36,7 +36,7 @@ DIFFERING = [
 
 def _value(grid, counter, rules, engine="reference"):
     p = parse_position(f"to-move: x\ncounter: {counter}\n{grid}", rules=RULE_SETS[rules]).position
-    oracle = ReferenceOracle() if engine == "reference" else choose_oracle(p, engine)
+    oracle = ReferenceOracle() if engine == "reference" else Solver(algorithm=engine).oracle(p)
     return Analyzer(oracle).evaluate(p).value
 
 
@@ -62,7 +62,7 @@ def test_engines_one_step_from_the_limit(rules):
         p = p.replace(counter=rules.limit - 1 - (k % 2))
         ref = Analyzer(ReferenceOracle())
         for engine in ("retro", "search"):
-            a = Analyzer(choose_oracle(p, engine))
+            a = Analyzer(Solver(algorithm=engine).oracle(p))
             for side in (X, O):
                 q = p.replace(turn=side)
                 assert a.evaluate(q).value == ref.evaluate(q).value, (write_fen(q), rules.name, engine)
@@ -72,7 +72,7 @@ def test_counter_is_part_of_the_key():
     p = parse_fen("x3o x 0 1", UAI)
     q = p.replace(counter=99)
     assert p.key() != q.key()
-    a = Analyzer(choose_oracle(p, "retro"))
+    a = Solver(algorithm="retro").analyzer(p)
     assert a.evaluate(p).value == -3 and a.evaluate(q).value == 0
 
 

@@ -166,9 +166,9 @@ def test_solve_batch_and_verify_answer_from_tables(tmp_path, capsys, monkeypatch
     f.write_text("x..\n...\n..o\n\nname: cycle\n1xo/1xx/x1o x 0 1\n\nmove: b2\nx2/3/2o x 0 1\n")
     assert main([str(f), "--json", "--tables", str(d)]) == 0
     from_tables = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert main([str(f), "--json", "--engine", "retro"]) == 0
+    assert main([str(f), "--json", "--solver", "retro"]) == 0
     from_retro = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [t["engine"] for t in from_tables] == ["tables"] * 3
+    assert [t["solver"] for t in from_tables] == ["tables"] * 3
     for a, b in zip(from_tables, from_retro):
         assert a["sides"] == b["sides"] and a.get("orthodox") == b.get("orthodox")
     assert from_tables[0]["orthodox"] == "9|-9" and from_tables[1]["sides"]["x"]["outcome"] == "infinite-play"

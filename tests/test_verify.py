@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from solver.bench import ENDGAME_FILE
 from solver.cli import main
 
 HERE = Path(__file__).resolve().parent
@@ -118,7 +119,7 @@ def test_missing_engine_is_reported(suite, capsys):
 def test_builtin_players_on_the_smallest_endgames(tmp_path, capsys):
     from solver.formats import read_file, write_fen
 
-    entries = [e for e in read_file(str(ROOT / "positions" / "endgames-7x7.txt"))
+    entries = [e for e in read_file(str(ENDGAME_FILE))
                if e.position.empty.bit_count() == 4][:1]
     f = tmp_path / "small.txt"
     f.write_text("\n".join(f"name: {e.name}\n{write_fen(e.position)}\n" for e in entries))

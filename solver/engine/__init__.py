@@ -1,4 +1,4 @@
-"""The solvers behind the analysis (oracles of exact values) and the choice between them.
+"""The compiled engines, and the choice of an algorithm for a position.
 
 - ``retro`` (:mod:`.retro`): enumerate every reachable position and solve them
   all by retrograde analysis. Small boards; gives the whole table.
@@ -10,8 +10,9 @@
 ``auto`` estimates the reachable graph (:func:`estimate_states`): a tiny one goes
 to the reference solver (it answers in milliseconds, while loading the compiled
 engine costs about a second), one whose tables fit the memory budget to retro,
-anything larger to search. Every numba kernel lives in this package; nothing
-outside it imports numba.
+anything larger to search (:func:`choose_algorithm`; :class:`solver.solving.Solver`
+makes the oracle). Every numba kernel lives in this package; nothing outside it
+imports numba, and importing this package alone does not load it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from __future__ import annotations
 from math import comb
 
 from ..limits import default_memory_budget
-from ..reference import ReferenceOracle
-from ..rules import COUNTER_PLIES, Position
+from ..rules import CLASSIC, COUNTER_PLIES, Position
 
-ENGINES = ("auto", "retro", "search", "reference")
+ALGORITHMS = ("auto", "retro", "search", "reference")
 
 # Bytes the retro engine needs per position of the estimate (the estimate is an upper
 # bound; from the standard starts about a quarter of it is reachable, with ~15 moves each).
@@ -48,55 +48,24 @@ def estimate_states(position: Position, boards: bool = False) -> int:
     return max(1, total // len(board.symmetries))
 
 
-def choose_engine(position: Position, max_memory: int | None = None) -> str:
-    """The engine ``auto`` uses for a position: reference, retro or search."""
+def choose_algorithm(position: Position, max_memory: int | None = None) -> str:
+    """The algorithm ``auto`` uses for a position: reference, retro or search."""
     budget = max_memory if max_memory is not None else default_memory_budget()
     if estimate_states(position) <= TINY_ESTIMATE:  # what the reference solver enumerates
         return "reference"
     return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
 
 
-def choose_oracle(position: Position, engine: str = "auto", max_states: int | None = None,
-                  max_memory: int | None = None, deadline: float | None = None, tables=None):
-    """An oracle for ``position`` and positions on the same board under the same rules.
-
-    ``max_states``: stop when more positions would be solved (retro, reference) or more
-    nodes searched (search); ``max_memory`` in bytes; ``deadline`` a time.monotonic() value.
-    ``tables``: a :class:`solver.tablebase.Tablebase` to answer from instead of an engine
-    (raises :class:`solver.tablebase.MissingTableError` when it does not cover the position).
-    """
-    if tables is not None:
-        from ..tablebase import TableOracle
-
-        return TableOracle(tables, position.board, position.rules)
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
-    if engine == "auto":
-        engine = choose_engine(position, max_memory)
-    if engine == "reference":
-        return ReferenceOracle(max_states, deadline=deadline, max_memory=max_memory)
-    if engine == "retro":
-        from .retro import RetroOracle
-
-        return RetroOracle(position.board, position.rules, max_states=max_states, max_memory=max_memory,
-                           deadline=deadline)
-    from .search import SearchOracle
-
-    return SearchOracle(position.board, position.rules, max_memory=max_memory, deadline=deadline,
-                        node_limit=max_states or 0)
-
-
-def warm_up(engine: str) -> None:
-    """Compile (or load from the cache) the kernels an engine uses, on a tiny position, so that
+def warm_up(algorithm: str) -> None:
+    """Compile (or load from the cache) the kernels an algorithm uses, on a tiny position, so that
     a time limit counts the solving only."""
-    from ..rules import CLASSIC, Position
-
     p = Position.start(1, 3, CLASSIC)
-    if engine == "retro":
+    if algorithm == "retro":
+        # Start-up: importing a compiled engine loads numba; only when that engine is used.
         from .retro import RetroOracle
 
         RetroOracle(p.board, CLASSIC).prepare([p])
-    elif engine == "search":
-        from .search import SearchOracle
+    elif algorithm == "search":
+        from .search import SearchOracle  # start-up, as above
 
         SearchOracle(p.board, CLASSIC, tt_bits=10).bounds(p)

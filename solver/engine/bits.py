@@ -1,5 +1,6 @@
 """Bit operations on uint64 words for the compiled kernels (LLVM's ctpop and cttz)."""
 
+from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
@@ -23,8 +24,6 @@ def lowest_square(typingctx, x):
         return None
 
     def codegen(context, builder, signature, args):
-        from llvmlite import ir
-
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return types.uint64(types.uint64), codegen
@@ -37,8 +36,6 @@ def prefetch(typingctx, arr, index):
         return None
 
     def codegen(context, builder, signature, args):
-        from llvmlite import ir
-
         ary = context.make_array(signature.args[0])(context, builder, args[0])
         byte_ptr = ir.IntType(8).as_pointer()
         ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), byte_ptr)

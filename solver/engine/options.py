@@ -21,8 +21,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..rules import PASS, Move, X
 from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
-from .retro import EMPTY_SLOT, INF, MAX_MOVES, _new_table, _probe, position_value
+from .solved import EMPTY_SLOT, INF, MAX_MOVES, new_table, position_value, probe_slot
+from .tables import mover_bits
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2
 # The columns of option_closure's rows of options.
@@ -46,7 +48,7 @@ def _move_rank(code, sqkey):
 @njit(cache=True)
 def _put(table, count, slot, a, b, c):
     """Put key (a, b, c) in a hash set (rows as in the retro table) at ``slot``, the empty slot
-    :func:`retro._probe` found for it. Returns (table, count); the table doubles when half full."""
+    :func:`retro.probe_slot` found for it. Returns (table, count); the table doubles when half full."""
     c32 = np.int32(c)
     table[slot, 0] = a
     table[slot, 1] = b
@@ -54,11 +56,11 @@ def _put(table, count, slot, a, b, c):
     count += 1
     if 2 * count > table.shape[0]:
         old = table
-        table = _new_table(2 * old.shape[0])
+        table = new_table(2 * old.shape[0])
         mask = table.shape[0] - 1
         for r in range(old.shape[0]):
             if old[r, 2] != EMPTY_SLOT:
-                g = _probe(table, mask, old[r, 0], old[r, 1], np.int32(old[r, 2] >> np.uint64(32)))
+                g = probe_slot(table, mask, old[r, 0], old[r, 1], np.int32(old[r, 2] >> np.uint64(32)))
                 table[g, 0] = old[r, 0]
                 table[g, 1] = old[r, 1]
                 table[g, 2] = old[r, 2]
@@ -91,9 +93,9 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
     nnodes = 1
     opts = np.empty((64, OPT_COLUMNS), np.int64)
     nopts = 0
-    seen = _new_table(1024)
+    seen = new_table(1024)
     nseen = 0
-    found = _new_table(1024)
+    found = new_table(1024)
     nfound = 0
     moves = np.empty(MAX_MOVES, np.int64)
     ranks = np.empty(MAX_MOVES, np.int64)
@@ -133,7 +135,7 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
                 rc = next_counter(qc, -1, rules)
                 rover, rscore = game_status(rm, rt, rc, playable, reach, rules)
                 if not rover:
-                    slot = _probe(seen, seen.shape[0] - 1, rm, rt, np.int32(rc))
+                    slot = probe_slot(seen, seen.shape[0] - 1, rm, rt, np.int32(rc))
                     if seen[slot, 2] != EMPTY_SLOT:
                         continue
                     if use_keep:  # q is worth what r is worth: r follows by a forced pass
@@ -155,7 +157,7 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
                 bm, bt, bc, bover, bside, bvalue, bdepth = rm, rt, rc, True, True, rscore, np.int64(0)
             else:
                 bm, bt, bc, bover, bside, bvalue, bdepth = qt, qm, qc, qover, False, -qscore, np.int64(0)
-            slot = _probe(found, found.shape[0] - 1, bm, bt, np.int32(bc))
+            slot = probe_slot(found, found.shape[0] - 1, bm, bt, np.int32(bc))
             if found[slot, 2] != EMPTY_SLOT:
                 continue
             if not bover:
@@ -234,13 +236,11 @@ class OptionArrays(NamedTuple):
     opt_move: np.ndarray
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]  # the number of options, not tuple.count
         return self.value.shape[0]
 
     def moves(self, j: int) -> list:
         """The moves of option j's sequence (a :class:`solver.rules.Move` list)."""
-        from ..rules import PASS, Move
-
         codes = [int(self.opt_move[j])]
         v = int(self.opt_node[j])
         while v > 0:
@@ -259,9 +259,6 @@ def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000)
     """The options of ``side`` from ``board`` read from a :class:`~solver.engine.retro.RetroOracle`
     (positions it has not solved yet are solved first). ``keep``: X's view, as in
     :meth:`solver.analysis.Analyzer.options`. Raises RuntimeError past ``limit`` positions."""
-    from ..rules import X
-    from .tables import mover_bits
-
     start = board.replace(turn=side)
     m, t = mover_bits(start)
     oracle.indices(*oracle._bits([start]))

@@ -28,6 +28,8 @@ import numpy as np
 from numba import njit
 
 from .bits import lowest_square, popcount
+from .runtime import Run
+from .tables import build_tables, mover_bits
 
 MAX_DEPTH = 64
 MAX_MOVES = 64 * 25  # jump3: up to 12 jump origins per empty square, plus the clone
@@ -234,9 +236,6 @@ def perft(position, depth: int, divide: bool = False, deadline: float | None = N
     """The perft count of ``position`` to ``depth`` plies; with ``divide``, (total, a list of
     (move name, count) for each first move, in the order :meth:`Position.legal_moves` gives).
     Ctrl-C or ``deadline`` (a time.monotonic() value) stops it cleanly."""
-    from .runtime import Run
-    from .tables import build_tables, mover_bits
-
     if not 0 <= depth <= MAX_DEPTH:
         raise ValueError(f"perft depth must be between 0 and {MAX_DEPTH}, not {depth}")
     T = build_tables(position.board, position.rules, symmetry=False)

@@ -39,17 +39,26 @@ asks about that were not reached (measured: on the 3 x 5 start, 67 of 811,947).
 Kernels take and return plain arrays and integers.
 """
 
+import time
+
 import numpy as np
 from numba import njit
 
+from ..board import Board
+from ..limits import MemoryLimitError, StateLimitError, default_memory_budget, size_name
+from ..oracle import Oracle, Progress, ProgressCallback
+from ..rules import Position, Rules, Side
 from .bits import popcount, prefetch
-from .counters import ENTRY_BYTES, entry_at, solve_tiers
+from .counters import ENTRY_BYTES, solve_tiers
 from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, next_counter, play
+from .options import OptionArrays, options_of
+from .runtime import Run
+from .solved import (EMPTY_SLOT, INF, MAX_MOVES, probe_slot, rebuild_table, slot_index, lookup,
+                     values_at)
+from .tables import build_tables, mover_bits
 from .tier_kernels import counting_order, settle
 
-INF = np.int32(1 << 30)
 NOT_FINAL = np.int16(1000)  # ``final`` of a position whose game is not over
-MAX_MOVES = 64 * 25
 
 # Status codes returned by the kernels.
 OK, OUT_OF_MEMORY, TOO_MANY_STATES, ABORTED = 0, 1, 2, 3
@@ -61,51 +70,6 @@ BYTES_PER_EDGE = 4 + 4 + 4
 # more under jump3): the enumeration is held to a budget that leaves room for 16.
 HISTORY_BYTES = 16 * 8
 
-
-EMPTY_SLOT = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@njit(cache=True)
-def _probe(table, mask, a, b, c):
-    """Slot of key (a, b, c) in the table, or of the empty slot where it would go.
-
-    A row is [mine, theirs, counter << 32 | index]; a free row has EMPTY_SLOT in column 2.
-    Keeping the key and the index in one row makes a lookup touch one cache line."""
-    h = np.int64(key_hash(a, b, c) & np.uint64(mask))
-    cc = np.uint64(c) << np.uint64(32)
-    while True:
-        tag = table[h, 2]
-        if tag == EMPTY_SLOT or (table[h, 0] == a and table[h, 1] == b and (tag & np.uint64(0xFFFFFFFF00000000)) == cc):
-            return h
-        h = (h + 1) & mask
-
-
-@njit(cache=True)
-def _slot_index(table, slot):
-    tag = table[slot, 2]
-    if tag == EMPTY_SLOT:
-        return np.int64(-1)
-    return np.int64(tag & np.uint64(0xFFFFFFFF))
-
-
-@njit(cache=True)
-def _new_table(size):
-    table = np.zeros((size, 3), np.uint64)
-    table[:, 2] = EMPTY_SLOT
-    return table
-
-
-@njit(cache=True)
-def _rebuild_table(k1, k2, k3, n, size):
-    """A table of ``size`` rows (a power of two) holding positions 0 .. n - 1."""
-    table = _new_table(size)
-    mask = size - 1
-    for j in range(n):
-        h = _probe(table, mask, k1[j], k2[j], k3[j])
-        table[h, 0] = k1[j]
-        table[h, 1] = k2[j]
-        table[h, 2] = (np.uint64(k3[j]) << np.uint64(32)) | np.uint64(j)
-    return table
 
 
 @njit(cache=True, nogil=True)
@@ -148,8 +112,8 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
     while True:
         for i in range(ntodo):
             a, b, c2 = todo_m[i], todo_t[i], np.int32(todo_c[i])
-            slot = _probe(table, mask, a, b, c2)
-            idx = _slot_index(table, slot)
+            slot = probe_slot(table, mask, a, b, c2)
+            idx = slot_index(table, slot)
             if idx < 0:
                 if n >= max_states:
                     status = TOO_MANY_STATES
@@ -172,7 +136,7 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
                 if 2 * n > tcap:
                     tcap *= 2
                     mask = tcap - 1
-                    table = _rebuild_table(k1, k2, k3, n, tcap)
+                    table = rebuild_table(k1, k2, k3, n, tcap)
             if i < nchildren:
                 child[edges] = idx
                 edges += 1
@@ -243,7 +207,7 @@ def order_by_tier(known, n, k1, k2, k3, final, start, child, table, playable):
     mask = table.shape[0] - 1
     low = np.uint64(0xFFFFFFFF)
     for j in range(m):
-        h = _probe(table, mask, k1[known + j], k2[known + j], k3[known + j])
+        h = probe_slot(table, mask, k1[known + j], k2[known + j], k3[known + j])
         table[h, 2] = (table[h, 2] & ~low) | np.uint64(known + newid[j])
     o1 = k1[known:n].copy()
     o2 = k2[known:n].copy()
@@ -383,43 +347,6 @@ def solve_graph(known, final, start, child, tier_start, value, depth, progress, 
     return status
 
 
-@njit(cache=True)
-def lookup(table, qm, qt, canon):
-    """Indices of positions (mover's pieces, other pieces), or -1 where not solved."""
-    out = np.empty(qm.shape[0], np.int64)
-    mask = table.shape[0] - 1
-    for i in range(qm.shape[0]):
-        cm, ct, _ = canonical(qm[i], qt[i], canon)
-        out[i] = _slot_index(table, _probe(table, mask, cm, ct, np.int32(0)))
-    return out
-
-
-@njit(cache=True)
-def values_at(idx, qc, hstart, hk, hv, ha, hb, limit):
-    """(values for the mover, depths) of positions ``idx`` with counters ``qc``: the history
-    triple in force with limit - counter steps left (classic rules: limit 0, one triple)."""
-    value = np.empty(idx.shape[0], np.int64)
-    depth = np.empty(idx.shape[0], np.int64)
-    for i in range(idx.shape[0]):
-        k = max(np.int64(0), limit - qc[i])
-        j = entry_at(hstart, hk, idx[i], k)
-        value[i] = hv[j]
-        depth[i] = ha[j] + np.int64(hb[j]) * k
-    return value, depth
-
-
-@njit(cache=True)
-def position_value(table, canon, hstart, hk, hv, ha, hb, limit, m, t, c):
-    """(solved, value for the mover, depth) of the position (m, t, c) (mover's pieces first)."""
-    cm, ct, _ = canonical(m, t, canon)
-    i = _slot_index(table, _probe(table, table.shape[0] - 1, cm, ct, np.int32(0)))
-    if i < 0:
-        return False, np.int64(0), np.int64(0)
-    k = max(np.int64(0), limit - c)
-    j = entry_at(hstart, hk, i, k)
-    return True, np.int64(hv[j]), np.int64(ha[j]) + np.int64(hb[j]) * k
-
-
 # -- the public side ------------------------------------------------------------------------------
 
 def _with_capacity(arr, n: int, size: int):
@@ -431,8 +358,9 @@ def _with_capacity(arr, n: int, size: int):
     return out
 
 
-class RetroOracle:
-    """Exact values by enumeration and retrograde solving (the analysis's oracle interface).
+class RetroOracle(Oracle):
+    """Exact values by enumeration and retrograde solving (the oracle contract,
+    :class:`solver.oracle.Oracle`, with the optional ``lookup_many`` and ``option_arrays``).
 
     ``prepare(roots)`` solves everything reachable from the roots; a lookup of a position
     not solved yet extends the solution from it (see the module docstring). ``both_sides``
@@ -443,14 +371,12 @@ class RetroOracle:
 
     name = "retro"
 
-    def __init__(self, board, rules, max_states=None, max_memory=None, deadline=None, symmetry=True):
-        from ..limits import default_memory_budget
-        from .tables import build_tables
-
+    def __init__(self, board: Board, rules: Rules, max_states: int | None = None, max_memory: int | None = None,
+                 deadline: float | None = None, symmetry: bool = True, progress: ProgressCallback | None = None):
+        super().__init__(deadline, progress)
         self.tables = build_tables(board, rules, symmetry)
         self.max_states = max_states if max_states is not None else (1 << 31) - 2
         self.max_memory = max_memory if max_memory is not None else default_memory_budget()
-        self.deadline = deadline
         self.boards = rules.counter is not None
         self.limit = rules.limit if self.boards else 0
         self.unit = "boards (every counter value)" if self.boards else "positions"
@@ -471,6 +397,7 @@ class RetroOracle:
         self.nent = 0
         self.edges = 0
         self.solves = 0  # enumerations run (the first, then one per extension)
+        self._t0 = time.monotonic()  # when the current solve started (for progress reports)
 
     @property
     def states(self) -> int:
@@ -482,9 +409,7 @@ class RetroOracle:
         return self.hstart, self.hk, self.hv, self.ha, self.hb, np.int64(self.limit)
 
     @staticmethod
-    def _bits(positions):
-        from .tables import mover_bits
-
+    def _bits(positions: list[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         bits = [mover_bits(p) for p in positions]
         return (np.array([b[0] for b in bits], np.uint64), np.array([b[1] for b in bits], np.uint64),
                 np.array([p.counter for p in positions], np.int64))
@@ -507,43 +432,42 @@ class RetroOracle:
         hstart, hk, hv, ha, hb, limit = self.entries
         return values_at(idx, qc.astype(np.int64), hstart, hk, hv, ha, hb, limit)
 
-    def prepare(self, roots, both_sides=False) -> None:
+    def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
         if roots:
             self.indices(*self._bits(roots))
 
-    def lookup(self, position):
+    def lookup(self, position: Position) -> tuple[int, float]:
         (out,) = self.lookup_many([position])
         return out
 
-    def lookup_many(self, positions):
+    def lookup_many(self, positions: list[Position]) -> list[tuple[int, float]]:
         """Values and depths of many positions at once (each must be solvable)."""
         value, depth = self.values(*self._bits(positions))
         return [(int(v), float("inf") if d >= INF else int(d)) for v, d in zip(value, depth)]
 
-    def option_arrays(self, board, side, keep, limit):
+    def option_arrays(self, board: Position, side: Side, keep: int | None, limit: int) -> OptionArrays:
         """The options of ``side`` from ``board`` (SPEC section 5), read from the solved graph:
         see :func:`solver.engine.options.options_of`."""
-        from .options import options_of
-
         return options_of(self, board, side, keep, limit)
 
-    def _solve(self, rm, rt, rc) -> None:
-        """Extend the solution with everything the roots reach (arrays of mover bits and counters)."""
-        from ..limits import MemoryLimitError, StateLimitError, size_name
-        from .runtime import Run, progress_bar
+    def _report(self, phase: str, done: int, total: int | None = None) -> None:
+        if self.progress is not None:
+            self.progress(Progress(phase, int(done), total, "positions", time.monotonic() - self._t0))
 
+    def _solve(self, rm: np.ndarray, rt: np.ndarray, rc: np.ndarray) -> None:
+        """Extend the solution with everything the roots reach (arrays of mover bits and counters)."""
         T = self.tables
+        self._t0 = time.monotonic()
         known = self.n
         run = Run()
         roots_c = np.zeros(rm.shape[0], np.int64) if self.boards else rc.astype(np.int64)
         budget = self.max_memory * BYTES_PER_STATE // (BYTES_PER_STATE + (HISTORY_BYTES if self.boards else 0))
         try:
-            with progress_bar("enumerating", "positions") as bar:
-                status, table, k1, k2, k3, n, final, start, child = run.call(
-                    enumerate_graph, rm, rt, roots_c, self.table, self.k1, self.k2, self.k3, known,
-                    T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.boards, self.max_states,
-                    budget, run.progress, run.abort, deadline=self.deadline,
-                    on_tick=lambda pr: bar.update_to(pr[0]))
+            status, table, k1, k2, k3, n, final, start, child = run.call(
+                enumerate_graph, rm, rt, roots_c, self.table, self.k1, self.k2, self.k3, known,
+                T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.boards, self.max_states,
+                budget, run.progress, run.abort, deadline=self.deadline,
+                on_tick=lambda pr: self._report("enumerating", pr[0]))
             found = int(run.progress[0])
             if status == TOO_MANY_STATES:
                 raise StateLimitError(f"more than {self.max_states:,} {self.unit} are reachable", found)
@@ -555,21 +479,23 @@ class RetroOracle:
             final, start, child, tier_start = run.call(order_by_tier, known, n, k1, k2, k3, final, start, child,
                                                        table, T.playable)
             hstart = _with_capacity(self.hstart, known + 1, n + 1)
-            with progress_bar("solving", "positions", total=n - known) as bar:
-                tick = dict(deadline=self.deadline, on_tick=lambda pr: bar.update_to(pr[2]))
-                if self.boards:
-                    room = (self.max_memory - k1.shape[0] * BYTES_PER_STATE - table.nbytes) // ENTRY_BYTES
-                    status, hk, hv, ha, hb, nent = run.call(
-                        solve_tiers, known, final, start, child, tier_start, k1, k2, T.playable, T.reach, T.rules,
-                        hstart, self.hk, self.hv, self.ha, self.hb, self.nent, room, run.progress, run.abort, **tick)
-                else:  # one entry per position: entry s is position s
-                    hk, hv, ha, hb = (_with_capacity(a, known, n) for a in (self.hk, self.hv, self.ha, self.hb))
-                    status = run.call(solve_graph, known, final, start, child, tier_start, hv, ha, run.progress,
-                                      run.abort, **tick)
-                    hk[known:n] = 0
-                    hb[known:n] = 0
-                    hstart[known + 1:n + 1] = np.arange(known + 1, n + 1)
-                    nent = n
+            def tick(pr: np.ndarray) -> None:
+                self._report("solving", pr[2], n - known)
+
+            if self.boards:
+                room = (self.max_memory - k1.shape[0] * BYTES_PER_STATE - table.nbytes) // ENTRY_BYTES
+                status, hk, hv, ha, hb, nent = run.call(
+                    solve_tiers, known, final, start, child, tier_start, k1, k2, T.playable, T.reach, T.rules,
+                    hstart, self.hk, self.hv, self.ha, self.hb, self.nent, room, run.progress, run.abort,
+                    deadline=self.deadline, on_tick=tick)
+            else:  # one entry per position: entry s is position s
+                hk, hv, ha, hb = (_with_capacity(a, known, n) for a in (self.hk, self.hv, self.ha, self.hb))
+                status = run.call(solve_graph, known, final, start, child, tier_start, hv, ha, run.progress,
+                                  run.abort, deadline=self.deadline, on_tick=tick)
+                hk[known:n] = 0
+                hb[known:n] = 0
+                hstart[known + 1:n + 1] = np.arange(known + 1, n + 1)
+                nent = n
             if status == ABORTED:
                 raise run.stopped(f"solving stopped after {int(run.progress[2]):,} of {n - known:,} positions")
             if status == OUT_OF_MEMORY:
@@ -578,7 +504,7 @@ class RetroOracle:
                                        f"{n - known:,} boards")
         except BaseException:
             # The table may hold keys of positions that were not solved: back to the solved ones.
-            self.table = _rebuild_table(self.k1, self.k2, self.k3, known, self.table.shape[0])
+            self.table = rebuild_table(self.k1, self.k2, self.k3, known, self.table.shape[0])
             raise
         self.table, self.k1, self.k2, self.k3 = table, k1, k2, k3
         self.hstart, self.hk, self.hv, self.ha, self.hb, self.nent = hstart, hk, hv, ha, hb, nent

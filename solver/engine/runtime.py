@@ -1,37 +1,41 @@
 """Running compiled kernels: abortable, with progress, and saying when they compile.
 
 Kernels release the GIL and run in a worker thread with a large stack (the
-search recurses); the main thread waits, shows progress with tqdm on a
-terminal, and on Ctrl-C or a deadline sets ``abort[0]``, which the kernels
-poll, so that the work stops cleanly.
+search recurses); the main thread waits, hands the kernel's progress counters
+to a callback every 50 ms, and on Ctrl-C or a deadline sets ``abort[0]``, which
+the kernels poll, so that the work stops cleanly.
 
-The first use compiles the kernels (numba, ``cache=True``) and says so on
-stderr. Numba keeps its cache next to the modules, or in the user's cache
-directory when the package is installed read-only; a marker file records that
-this version of the kernels has been compiled.
+The first use compiles the kernels (numba, ``cache=True``) and says so in a log
+message (logger ``solver.engine.runtime``, level WARNING: the command prints it).
+Numba keeps its cache next to the modules, or in the user's cache directory when
+the package is installed read-only; a marker file records that this version of
+the kernels has been compiled. Nothing here prints or draws.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
+import numba
 import numpy as np
 
 from ..limits import TimeLimitError
 
+LOGGER = logging.getLogger(__name__)
+COMPILE_NOTICE = "compiling the solver, once (about a minute; later runs load it from the cache)"
 STACK_BYTES = 512 << 20
 _HERE = Path(__file__).resolve().parent
 _compiled_notice_done = False
 
 
 def _kernel_fingerprint() -> str:
-    import numba
-
     h = hashlib.sha256(numba.__version__.encode() + sys.version.encode())
     for path in sorted(_HERE.glob("*.py")):
         h.update(path.read_bytes())
@@ -48,7 +52,7 @@ def _marker_dirs() -> list[Path]:
 
 
 def announce_compilation() -> None:
-    """Print the compile notice once per process when the kernels are not cached yet."""
+    """Log the compile notice once per process when the kernels are not cached yet."""
     global _compiled_notice_done
     if _compiled_notice_done:
         return
@@ -56,8 +60,7 @@ def announce_compilation() -> None:
     name = f"compiled-{_kernel_fingerprint()}"
     if any((d / name).exists() for d in _marker_dirs()):
         return
-    print("ataxx-solve: compiling the solver, once (about a minute; later runs load it from the cache)",
-          file=sys.stderr, flush=True)
+    LOGGER.warning(COMPILE_NOTICE)
     _announce_pending.append(name)
 
 
@@ -77,11 +80,6 @@ def record_compilation() -> None:
                 continue
 
 
-def show_progress() -> bool:
-    """Progress bars only on a terminal (and never when ATAXX_NO_PROGRESS is set)."""
-    return sys.stderr.isatty() and not os.environ.get("ATAXX_NO_PROGRESS")
-
-
 class Run:
     """One kernel call in a worker thread: ``abort`` and ``progress`` are shared int64 arrays."""
 
@@ -90,7 +88,8 @@ class Run:
         self.progress = np.zeros(progress_size, np.int64)
         self.timed_out = False
 
-    def call(self, fn, *args, deadline: float | None = None, on_tick=None):
+    def call(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None,
+             on_tick: Callable[[np.ndarray], None] | None = None) -> Any:
         """Run ``fn(*args)`` and return its result. Past ``deadline`` (a time.monotonic() value)
         the kernel is asked to stop and ``timed_out`` is set; KeyboardInterrupt passes through
         once the kernel has stopped."""
@@ -127,44 +126,8 @@ class Run:
         record_compilation()
         return box["result"]
 
-    def stopped(self, what: str) -> Exception:
+    def stopped(self, what: str) -> BaseException:
         """The error for a kernel that answered ABORTED."""
         if self.timed_out:
             return TimeLimitError(f"{what}: out of time")
         return KeyboardInterrupt()
-
-
-class _NoBar:
-    def update_to(self, n):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class _Bar:
-    def __init__(self, desc: str, unit: str, total: int | None):
-        from tqdm import tqdm
-
-        self.bar = tqdm(desc=desc, unit=f" {unit}", total=total, file=sys.stderr, leave=False, unit_scale=True,
-                        dynamic_ncols=True)
-
-    def update_to(self, n):
-        n = int(n)
-        if n > self.bar.n:
-            self.bar.update(n - self.bar.n)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.close()
-        return False
-
-
-def progress_bar(desc: str, unit: str, total: int | None = None):
-    """A tqdm bar on a terminal, nothing in a pipe."""
-    return _Bar(desc, unit, total) if show_progress() else _NoBar()

@@ -117,9 +117,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..board import Board
+from ..limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, default_memory_budget
+from ..oracle import Bounds, ExactLine, Oracle, Progress, ProgressCallback, mover_value
+from ..rules import Move, Position, Rules, X
 from .bits import popcount, prefetch
 from .kernels import (canonical, game_status, gen_moves, gen_moves_at, key_hash, map_move, map_move_by,
                       min_plies_to_end, next_counter, play)
+from .runtime import Run
+from .tables import build_tables, code_move, large_zeros, move_code, mover_bits
 
 M = np.int64(1 << 20)
 HALF = M // 2
@@ -897,8 +903,10 @@ class SearchStopped(Exception):
 
 
 @dataclass
-class Bounds:
-    """What a search proved about a position, from the mover's side.
+class SearchBounds:
+    """What a search proved about a position, from the mover's side (kernel move codes:
+    :meth:`SearchOracle.bounds_of`; :meth:`SearchOracle.bounds` gives the oracle contract's
+    :class:`solver.oracle.Bounds` with a :class:`solver.rules.Move`).
 
     ``lower <= value <= upper``; ``best_move`` (a kernel move code, or None when the
     game is over) is a move whose value is proved to be at least ``best_lower``.
@@ -933,23 +941,26 @@ class SearchStatus:
     hits: int = 0
 
 
-class SearchOracle:
-    """Exact values and proved bounds by null-window tests (the analysis's oracle interface).
+class SearchOracle(Oracle):
+    """Exact values and proved bounds by null-window tests (the oracle contract,
+    :class:`solver.oracle.Oracle`, with ``proves_bounds``).
 
     :meth:`bounds_of` narrows an interval on the value until it is exact or a limit
-    stops it, and always returns what it proved. :meth:`value_of` and
-    :meth:`lookup` give exact values (and depths) or raise a :class:`LimitError` that
-    carries the bounds proved so far (``exc.bounds``).
+    stops it, and always returns what it proved (:meth:`bounds` does it for a position).
+    :meth:`value_of` and :meth:`lookup` give exact values (and depths) or raise a
+    :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
+    ``progress`` receives a :class:`solver.oracle.Progress` every 50 ms while a search runs.
     """
 
     name = "search"
-    unit = "nodes"
+    proves_bounds = True
 
-    def __init__(self, board, rules, max_memory=None, deadline=None, node_limit=0, symmetry=None, tt_bits=None,
-                 draw_walk_limit=200_000, horizon_limit=None, progress=None):
-        from ..limits import default_memory_budget
-        from .tables import build_tables, large_zeros
-
+    def __init__(self, board: Board, rules: Rules, max_memory: int | None = None, deadline: float | None = None,
+                 node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
+                 draw_walk_limit: int = 200_000, horizon_limit: int | None = None,
+                 progress: ProgressCallback | None = None):
+        super().__init__(deadline, progress)
+        self.unit = "nodes"
         if symmetry is None:  # on large boards symmetric transpositions are too rare to pay for the key
             symmetry = board.size <= SYMMETRY_MAX_SQUARES
         self.tables = build_tables(board, rules, symmetry)
@@ -977,8 +988,6 @@ class SearchOracle:
         self.stats = np.zeros(NSTATS, np.int64)
         self.node_limit = node_limit or 0
         self.stats[S_NODE_LIMIT] = self.node_limit
-        self.deadline = deadline
-        self.progress = progress
         self.draw_walk_limit = draw_walk_limit
         self.loopy = rules.is_loopy or rules.limit_is_draw  # classic, and uai (see the module docstring)
         self.clock_kind = 1 if rules.limit_is_draw else 0
@@ -995,8 +1004,10 @@ class SearchOracle:
         self._scores: dict = {}  # (mine, theirs, counter) -> bounds on the composite score proved by tests
         self._bounds: dict = {}  # key -> (lower, upper, a move, its proved lower bound)
         self._proved: dict = {}  # key -> (a move, its proved lower bound) of exact positions
-        self._status = None
+        self._status: SearchStatus | None = None
+        self._root: Position | None = None  # the position :meth:`bounds` searches (for progress reports)
         self._start, self._start_nodes = time.monotonic(), 0
+        self._draw_memo: dict = {}
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
@@ -1016,7 +1027,7 @@ class SearchOracle:
                 "expanded": int(st[S_VISITS]), "generated": int(st[S_GENERATED]), "searched": int(st[S_SEARCHED]),
                 "tt_entries": int(self.tt.shape[0]), "tt_bytes": int(self.tt.nbytes)}
 
-    def prepare(self, roots, both_sides=False) -> None:
+    def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
         pass  # positions are searched when asked for
 
     def _key(self, mine, theirs, counter):
@@ -1025,27 +1036,26 @@ class SearchOracle:
         return int(cm), int(ct), int(counter)
 
     @staticmethod
-    def _bits(p):
-        from .tables import mover_bits
-
+    def _bits(p: Position) -> tuple[int, int, int]:
         m, t = mover_bits(p)
         return m, t, p.counter
 
-    def _tick(self, _progress) -> None:
+    def _tick(self, _progress: np.ndarray) -> None:
         if self.progress is not None and self._status is not None:
             st = self._status
             st.nodes = int(self.stats[S_NODES]) - self._start_nodes
             st.seconds = time.monotonic() - self._start
             st.probes = int(self.stats[S_PROBES])
             st.hits = int(self.stats[S_HITS])
-            self.progress(st)
+            root = self._root
+            lo, hi = (st.lower, st.upper) if root is None or root.turn == X else (-st.upper, -st.lower)
+            move = None if st.best_move is None else code_move(st.best_move)
+            self.progress(Progress("searching", st.nodes, None, "nodes", st.seconds, root, lo, hi, move))
 
     # -- one test ---------------------------------------------------------------------------------
 
     def _run(self, mine, theirs, counter, s, horizon=0, horizon_score=0, node_limit=0) -> int:
         """One kernel call; raises :class:`SearchStopped` when it stops without an answer."""
-        from .runtime import Run
-
         T = self.tables
         limit = self.node_limit
         if node_limit:
@@ -1102,8 +1112,6 @@ class SearchOracle:
 
     def _proved_move(self, mine, theirs, counter, k):
         """A move of the mover proved to keep a value of at least k (after a test said so), or None."""
-        from .kernels import play
-
         T = self.tables
         code = int(tt_root_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon, T.syminv))
         moves = np.empty(MAX_MOVES, np.int64)
@@ -1121,7 +1129,7 @@ class SearchOracle:
                 return c
         return None
 
-    def bounds_of(self, mine, theirs, counter, outcome_only=False, lower=None, upper=None) -> Bounds:
+    def bounds_of(self, mine, theirs, counter, outcome_only=False, lower=None, upper=None) -> SearchBounds:
         """Narrow the interval on the mover's value by tests until it is exact (or, with
         ``outcome_only``, until the outcome is proved) or a limit stops the search.
 
@@ -1139,7 +1147,7 @@ class SearchOracle:
         over, score = game_status(np.uint64(mine), np.uint64(theirs), np.int64(counter), self.tables.playable,
                                   self.tables.reach, self.tables.rules)
         if over:
-            return Bounds(int(score), int(score), None, int(score), 0, 0.0)
+            return SearchBounds(int(score), int(score), None, int(score), 0, 0.0)
         S = self.squares
         lo = -S if lower is None else max(-S, lower)
         hi = S if upper is None else min(S, upper)
@@ -1218,7 +1226,7 @@ class SearchOracle:
             best_move = self._guess_move(mine, theirs, counter)
         self._status = None
         done = lo == hi or (outcome_only and outcome_known(lo, hi))
-        return Bounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
+        return SearchBounds(lo, hi, best_move, best_lower, int(self.stats[S_NODES]) - start_nodes, time.monotonic() - t0,
                       None if done else stopped, outcome_at)
 
     def _note_score(self, mine, theirs, counter, holds: bool, r: int) -> None:
@@ -1245,7 +1253,7 @@ class SearchOracle:
                 for i in range(n)]
         return int(moves[int(np.argmax(keys))])
 
-    def bounds(self, p, outcome_only: bool = False) -> Bounds:
+    def bounds(self, p: Position, outcome_only: bool = False) -> Bounds:
         """:meth:`bounds_of` for a :class:`solver.rules.Position` (from its mover's side), starting
         from what earlier calls proved about it; an exact answer is kept for :meth:`lookup`."""
         mine, theirs, counter = self._bits(p)
@@ -1253,9 +1261,14 @@ class SearchOracle:
         if key in self._values:
             u = self._values[key][0]
             known = self._proved.get(key)
-            return Bounds(u, u, known[0] if known else None, known[1] if known else u, 0, 0.0)
+            code = known[0] if known else None
+            return Bounds(u, u, None if code is None else code_move(code), known[1] if known else u)
         lower, upper, move, move_lower = self._bounds.get(key, (None, None, None, None))
-        b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper)
+        self._root = p
+        try:
+            b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper)
+        finally:
+            self._root = None
         if move is not None and (b.best_lower < move_lower):
             b.best_move, b.best_lower = move, move_lower
         self._bounds[key] = (b.lower, b.upper, b.best_move if b.best_lower > -self.squares else None,
@@ -1263,13 +1276,13 @@ class SearchOracle:
         if b.exact:
             self._values[key] = (b.lower, None)
             self._proved[key] = (b.best_move, b.best_lower)
-        return b
+        return Bounds(b.lower, b.upper, None if b.best_move is None else code_move(b.best_move), b.best_lower,
+                      b.nodes, b.seconds, b.stopped, b.outcome_seconds)
 
-    def seed(self, p, lower: int, upper: int, move=None, move_lower: int | None = None) -> None:
+    def seed(self, p: Position, lower: int, upper: int, move: Move | None = None,
+             move_lower: int | None = None) -> None:
         """Start later searches of p from bounds proved before (the mover's side; a move with
         its proved lower bound), for example read from a cache."""
-        from .tables import move_code
-
         key = self._key(*self._bits(p))
         old = self._bounds.get(key)
         if old is not None:
@@ -1293,16 +1306,15 @@ class SearchOracle:
         self._values[key] = (b.lower, None)
         return b.lower, None
 
-    def stop_message(self, reason: str) -> str:
+    def stop_message(self, reason: str) -> str:  # noqa: D102 - the contract's
         """Why a search stopped, in a few words ('' for an interrupt)."""
         return {"time": "out of time", "nodes": f"the search went past {self.node_limit:,} nodes",
                 "stack": f"a line of play outgrew the memory budget ({self.max_stack:,} plies)",
                 "interrupt": ""}.get(reason, reason)
 
-    def _limit_error(self, b: Bounds):
-        from ..limits import LimitError, StateLimitError, MemoryLimitError, TimeLimitError
-
+    def _limit_error(self, b: SearchBounds) -> BaseException:
         done = f"the search stopped after {int(self.stats[S_NODES]):,} nodes"
+        err: BaseException
         if b.stopped == "interrupt":
             err = KeyboardInterrupt()
         elif b.stopped == "time":
@@ -1313,17 +1325,25 @@ class SearchOracle:
             err = MemoryLimitError(f"{done}: a line of play outgrew the memory budget ({self.max_stack:,} plies)")
         else:
             err = LimitError(done)
-        err.bounds = b
+        err.bounds = b  # type: ignore[union-attr]  # what was proved, for a caller that wants it
         return err
 
     # -- depths, preferred moves and lines by tests -------------------------------------------
+
+    def exact_analysis(self, p: Position, value: int) -> ExactLine:
+        """The depth, optimal moves, preferred move and line of p, whose value for the mover is
+        ``value`` (exact, not 0), by null-window tests: a test per move instead of every move's
+        value and depth. Raises LimitError."""
+        optimal = [m for m in p.legal_moves() if self.keeps_value(p, m, value)]
+        score = self.exact_score(p)
+        return ExactLine(abs(score - value * int(M)), optimal, self.preferred(p, score), self.line(p, score))
 
     def exact_score(self, p) -> int:
         """The mover's exact composite score (value and depth) of a position that is not a draw
         by value; raises LimitError."""
         r = p.result()
         if r is not None:
-            return (r if p.turn == "x" else -r) * int(M)
+            return mover_value(p, r) * int(M)
         mine, theirs, counter = self._bits(p)
         u, _ = self.value_of(mine, theirs, counter)
         if u == 0:
@@ -1333,30 +1353,30 @@ class SearchOracle:
 
     def keeps(self, p, move, score: int) -> bool:
         """Does the move reach the mover's score ``score`` (an exact score of p, not 0)?"""
-        c = p._apply(move)
+        c = p.push(move)
         r = c.result()
         if r is not None:
-            child = (r if c.turn == "x" else -r) * int(M)
+            child = mover_value(c, r) * int(M)
             return _parent_score_py(-child) >= score
         mine, theirs, counter = self._bits(c)
         # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
         try:
             holds, _ = self.test(mine, theirs, counter, -_widen_py(score) + 1)
         except SearchStopped as stop:
-            raise self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
+            raise self._limit_error(SearchBounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
         return not holds
 
     def keeps_value(self, p, move, u: int) -> bool:
         """Does the move keep the mover's value u?"""
-        c = p._apply(move)
+        c = p.push(move)
         r = c.result()
         if r is not None:
-            return -(r if c.turn == "x" else -r) == u
+            return -mover_value(c, r) == u
         mine, theirs, counter = self._bits(c)
         try:
             holds, _ = self.test(mine, theirs, counter, value_threshold(1 - u))
         except SearchStopped as stop:
-            raise self._limit_error(Bounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
+            raise self._limit_error(SearchBounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
         return not holds
 
     def preferred(self, p, score: int):
@@ -1374,7 +1394,7 @@ class SearchOracle:
         while not p.is_over():
             m = self.preferred(p, score)
             moves.append(m)
-            p = p._apply(m)
+            p = p.push(m)
             score = -_widen_py(score)
         return moves
 
@@ -1382,16 +1402,16 @@ class SearchOracle:
         """The value for the side to move."""
         r = p.result()
         if r is not None:
-            return r if p.turn == "x" else -r
+            return mover_value(p, r)
         return self.value_of(*self._bits(p))[0]
 
-    def lookup(self, p):
+    def lookup(self, p: Position) -> tuple[int, float]:
         key = self._key(*self._bits(p))
         if key in self._results:
             return self._results[key]
         r = p.result()
         if r is not None:
-            result = (r if p.turn == "x" else -r, 0)
+            result: tuple[int, float] = (mover_value(p, r), 0)
         else:
             mine, theirs, counter = self._bits(p)
             u, _ = self.value_of(mine, theirs, counter)
@@ -1419,7 +1439,7 @@ class SearchOracle:
             try:
                 holds, r = self.test(mine, theirs, counter, s)
             except SearchStopped as stop:
-                raise self._limit_error(Bounds(u, u, None, u, 0, 0.0, stop.reason)) from None
+                raise self._limit_error(SearchBounds(u, u, None, u, 0, 0.0, stop.reason)) from None
             if holds:
                 lo = max(lo, min(r, hi))
                 s = lo + 1
@@ -1428,18 +1448,16 @@ class SearchOracle:
                 s = hi
             s = max(lo + 1, min(s, hi))
         return abs(lo - u * int(M))
-    def _draw_depth(self, p) -> float:
+    def _draw_depth(self, p: Position) -> float:
         """Depth of a drawn position: 1 + the longest drawing child, infinite through a cycle."""
-        from ..limits import StateLimitError
-
-        memo = self._draw_memo = getattr(self, "_draw_memo", {})
+        memo = self._draw_memo
         on_path: set = set()
         walked = 0
 
         def drawing_children(q):
             out = []
             for m in q.legal_moves():
-                c = q._apply(m)
+                c = q.push(m)
                 if self.value(c) == 0:
                     out.append(c)
             return out
@@ -1451,7 +1469,7 @@ class SearchOracle:
         root_key = key_of(p)
         if root_key in memo:
             return memo[root_key]
-        stack = [(root_key, drawing_children(p), 0, -1)]
+        stack: list[tuple] = [(root_key, drawing_children(p), 0, -1)]
         on_path.add(root_key)
         result = None
         while stack:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import Board
-from ..rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, Position, Rules, X
+from ..rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, PASS, Move, Position, Rules, X
 
 # Counter kinds as the kernels see them.
 COUNTER_KINDS = {None: 0, COUNTER_HALFMOVE: 1, COUNTER_JUMPS: 2, COUNTER_PLIES: 3}
@@ -115,7 +115,7 @@ def large_zeros(shape, dtype) -> np.ndarray:
     return np.frombuffer(region, dtype=dtype).reshape(shape)  # anonymous pages are zero
 
 
-def move_code(move) -> int:
+def move_code(move: Move) -> int:
     """The kernels' code of a :class:`solver.rules.Move`: -1 a pass, ``to`` a clone,
     ``(frm + 1) * 64 + to`` a jump."""
     if move.is_pass:
@@ -123,10 +123,8 @@ def move_code(move) -> int:
     return move.to if move.is_clone else (move.frm + 1) * 64 + move.to
 
 
-def code_move(code: int):
+def code_move(code: int) -> Move:
     """The :class:`solver.rules.Move` of a kernel move code."""
-    from ..rules import PASS, Move
-
     if code < 0:
         return PASS
     if code < 64:

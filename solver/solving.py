@@ -1,0 +1,287 @@
+"""The Solver: one object that chooses an algorithm for a position, runs it within limits and
+returns a :class:`~solver.report.Report` of what it proved.
+
+>>> from solver import Limits, Solver
+>>> report = Solver(limits=Limits(timeout=10)).solve("x...o")
+>>> report.board.stops, str(report.board.orthodox)
+((-3, 3), '0')
+
+``ataxx-solve``, ``batch``, ``verify`` and ``bench`` are clients of this class: they choose
+nothing and build no solver themselves. The algorithms (SPEC section 4):
+
+- ``reference`` (:mod:`solver.reference`): plain Python, by definition; tiny positions.
+- ``retro`` (:mod:`solver.engine.retro`): every reachable position, solved backwards.
+- ``search`` (:mod:`solver.engine.search`): proofs by null-window tests, for boards too large
+  to enumerate; under a limit it reports the interval it proved.
+- ``auto`` (the default): the reference solver for a tiny estimate, retro when its tables fit
+  the memory budget, the search otherwise (:func:`solver.engine.choose_algorithm`).
+
+With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), positions are
+answered from tablebases instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class
+from .engine import ALGORITHMS, choose_algorithm, warm_up
+from .formats import Entry, parse_position
+from .limits import LimitError, Limits
+from .notation import signed
+from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
+from .reference import ReferenceOracle
+from .report import BoardResult, Report, SideResult
+from .rules import CLASSIC, X, Position, Rules, Side, parse_rules, side_name
+from .tablebase import Tablebase, TableOracle
+
+
+class Solver:
+    """Solves positions: ``Solver(rules, algorithm, limits, progress, tables, orth_depth)``.
+
+    ``rules``: the rule set of positions given as text without a ``rules:`` header (a
+    :class:`~solver.rules.Position` carries its own). ``algorithm``: one of
+    :data:`ALGORITHMS`. ``limits``: a :class:`~solver.limits.Limits` (states, memory,
+    timeout per solve, deadline). ``progress``: called with a :class:`~solver.oracle.Progress`
+    while an engine works (nothing is printed). ``tables``: answer from tablebases.
+    ``orth_depth``: the depth of orthodox summaries (default: as deep as fits a line).
+    """
+
+    def __init__(self, rules: Rules | str = CLASSIC, algorithm: str = "auto", limits: Limits | None = None,
+                 progress: ProgressCallback | None = None, tables: Tablebase | str | Path | None = None,
+                 orth_depth: int | None = None):
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})")
+        self.rules = parse_rules(rules) if isinstance(rules, str) else rules
+        self.algorithm = algorithm
+        self.limits = limits or Limits()
+        self.progress = progress
+        self.tables = Tablebase(tables) if isinstance(tables, (str, Path)) else tables
+        self.orth_depth = orth_depth
+
+    def __repr__(self) -> str:
+        return (f"Solver(rules={self.rules.name!r}, algorithm={self.algorithm!r}, limits={self.limits!r}"
+                + (f", tables={str(self.tables.directory)!r}" if self.tables is not None else "") + ")")
+
+    # -- what answers -------------------------------------------------------------------------
+
+    def algorithm_for(self, position: Position) -> str:
+        """The algorithm that answers for ``position``: 'tables', or the one chosen."""
+        if self.tables is not None:
+            return "tables"
+        if self.algorithm == "auto":
+            return choose_algorithm(position, self.limits.max_memory)
+        return self.algorithm
+
+    def oracle(self, position: Position) -> Oracle:
+        """A new oracle for positions on ``position``'s board under its rules, with the limits
+        and the progress callback; its clock starts now (after the kernels are loaded, so a
+        timeout counts the solving only). Raises :class:`~solver.tablebase.MissingTableError`
+        when tables are used and do not cover the board."""
+        algorithm = self.algorithm_for(position)
+        lim = self.limits
+        oracle: Oracle
+        if algorithm == "tables":
+            assert self.tables is not None
+            oracle = TableOracle(self.tables, position.board, position.rules)
+        elif algorithm == "reference":
+            oracle = ReferenceOracle(lim.max_states, max_memory=lim.max_memory)
+        elif algorithm == "retro":
+            # Start-up: the compiled engines load numba (about a second); imported only when used.
+            from .engine.retro import RetroOracle
+
+            oracle = RetroOracle(position.board, position.rules, max_states=lim.max_states, max_memory=lim.max_memory)
+        else:
+            from .engine.search import SearchOracle  # start-up, as above
+
+            oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
+                                  node_limit=lim.max_states or 0)
+        if lim.timed:
+            warm_up(algorithm)  # a first run compiles the kernels: not on the clock
+        oracle.deadline = lim.deadline_from_now()
+        oracle.progress = self.progress
+        return oracle
+
+    def analyzer(self, position: Position) -> Analyzer:
+        """An :class:`~solver.analysis.Analyzer` (SPEC sections 4 and 5) on a new :meth:`oracle`."""
+        return Analyzer(self.oracle(position), orth_depth=self.orth_depth)
+
+    def restart_clock(self, oracle: Oracle) -> None:
+        """Give ``oracle`` a new deadline: ``timeout`` from now (for the next question)."""
+        oracle.deadline = self.limits.deadline_from_now()
+
+    # -- solving ------------------------------------------------------------------------------
+
+    def solve(self, what: Entry | Position | str, sides: tuple[Side, ...] | None = None, moves: bool = False,
+              outcome_only: bool = False, known: Mapping[Side, SideResult] | None = None,
+              analyzer: Analyzer | None = None) -> Report:
+        """Solve a position: an :class:`~solver.formats.Entry` (read from a file), a
+        :class:`~solver.rules.Position` (its side to move), or text in any input format (a
+        board without a side to move is analysed for both sides).
+
+        ``sides``: the sides to move to analyse (default: the entry's); with both, the board's
+        stops, outcome class and orthodox summary too. ``moves``: every legal move's value, and
+        which moves are dominated. ``outcome_only``: stop once the outcome is proved. ``known``:
+        what an earlier run proved per side (a later search starts from it). ``analyzer``: solve
+        with this one (from :meth:`analyzer`) instead of a new one, to reuse what it solved.
+
+        Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
+        was proved (its interval, the best move found and why it stopped).
+        """
+        entry = _entry(what, self.rules)
+        if analyzer is None:
+            analyzer = self.analyzer(entry.position)
+        return _solve(entry, analyzer, sides, moves, outcome_only, known)
+
+
+def _entry(what: Entry | Position | str, rules: Rules) -> Entry:
+    if isinstance(what, Entry):
+        return what
+    if isinstance(what, Position):
+        return Entry(what, (what.turn,))
+    return parse_position(what, rules=rules)
+
+
+def _x_interval(p: Position, lower: int, upper: int, squares: int) -> Interval:
+    return Interval(lower, upper, squares) if p.turn == X else Interval(-upper, -lower, squares)
+
+
+def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dominance: bool,
+           outcome_only: bool, known: Mapping[Side, SideResult] | None) -> Report:
+    """The work of :meth:`Solver.solve`. With an oracle that proves bounds (the search
+    engine), each side's interval comes first (the outcome, then the margin), then, when it is
+    exact, its depth, moves and line; otherwise the analysis of SPEC sections 4 and 5."""
+    start = time.perf_counter()
+    sides = sides or entry.sides
+    roots = [entry.position.replace(turn=s) for s in sides]
+    oracle = analyzer.oracle
+    squares = entry.position.board.playable.bit_count()
+    results = [SideResult(p, Interval.unknown(squares)) for p in roots]
+    proves_bounds = oracle.proves_bounds
+    stopped = None
+    stop_message = None
+    try:
+        oracle.prepare(roots, both_sides=len(sides) == 2)
+    except (LimitError, KeyboardInterrupt) as exc:
+        stopped = stop_reason(exc)
+        stop_message = str(exc) or None
+    if stopped is None and proves_bounds:
+        for res in results:
+            hit = (known or {}).get(res.side)
+            if hit is not None:
+                p = res.position
+                lower, upper = (hit.interval.lower, hit.interval.upper) if p.turn == X else \
+                    (-hit.interval.upper, -hit.interval.lower)
+                move = bound = None
+                if hit.best_move is not None and hit.best_bound is not None and p.is_legal(hit.best_move):
+                    move = hit.best_move
+                    bound = hit.best_bound if p.turn == X else -hit.best_bound
+                oracle.seed(p, lower, upper, move, bound)
+        # 1. the interval of each side, the time left shared between the sides still to do
+        deadline = oracle.deadline
+        for k, res in enumerate(results):
+            p = res.position
+            result = p.result()
+            if result is not None:
+                res.interval = Interval(result, result, squares)
+                continue
+            if deadline is not None:
+                oracle.deadline = time.monotonic() + (deadline - time.monotonic()) / (len(results) - k)
+            nodes0 = oracle.states
+            b = oracle.bounds(p, outcome_only=outcome_only)
+            res.interval = _x_interval(p, b.lower, b.upper, squares)
+            res.nodes = oracle.states - nodes0
+            res.stopped = b.stopped
+            res.stop_message = oracle.stop_message(b.stopped) if b.stopped else None
+            if b.best_move is not None:
+                res.best_move = b.best_move
+                res.best_bound = b.best_lower if p.turn == X else -b.best_lower
+            if b.stopped == "interrupt":
+                stopped = "interrupt"
+                break
+        oracle.deadline = deadline
+    # 2. the whole analysis: value, depth, moves and line (exact intervals only, for the search engine)
+    for res in results:
+        p = res.position
+        if stopped is not None or (proves_bounds and (outcome_only or not res.exact)):
+            if stopped is not None and res.stopped is None and not res.exact:
+                res.stopped, res.stop_message = stopped, stop_message
+            continue
+        try:
+            fast = None
+            if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
+                fast = oracle.exact_analysis(p, res.interval.lower * p.turn.sign)
+            if fast is not None:
+                end = p
+                for m in fast.line:
+                    end = end.push(m)
+                res.optimal_moves = fast.optimal_moves
+                res.evaluation = Evaluation(res.interval.lower, fast.depth)
+                res.best_move, res.best_bound = fast.best_move, res.interval.lower
+                res.line = Line(p, fast.line, end)
+            else:
+                res.evaluation = analyzer.evaluate(p)
+                res.interval = Interval(res.evaluation.value, res.evaluation.value, squares)
+                res.moves = analyzer.moves(p, dominance=dominance)
+                res.line = analyzer.principal_variation(p)
+                res.optimal_moves = [m.move for m in res.moves if m.optimal]
+                if res.best is not None:
+                    res.best_move = res.best.move
+                    res.best_bound = res.evaluation.value
+            res.stopped = None
+        except (LimitError, KeyboardInterrupt) as exc:
+            res.moves = []
+            res.line = None
+            res.stopped = stop_reason(exc)
+            res.stop_message = str(exc) or None
+            if res.stopped == "interrupt":
+                stopped = "interrupt"
+    board = None
+    if len(sides) == 2:
+        a, b2 = results[0].interval, results[1].interval
+        stops = (a.lower, b2.lower) if a.exact and b2.exact else None
+        orth = why = None
+        if stops is not None and stopped is None and not outcome_only:
+            try:
+                orth = analyzer.summary(entry.position)
+            except (LimitError, KeyboardInterrupt) as exc:
+                why = str(exc) or STOP_REASONS[stop_reason(exc)]
+                if isinstance(exc, KeyboardInterrupt):
+                    results[0].stopped = results[0].stopped or "interrupt"
+        board = BoardResult(stops, proved_outcome_class(a, b2), orth, stopped=why)
+    failures = check_expect(entry, results, board)
+    return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
+                  oracle.unit)
+
+
+def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | None) -> list[str]:
+    """The ``expect:`` items that the solution contradicts or could not settle, as readable sentences."""
+    failures = []
+    by_side = {s.side: s.interval for s in sides}
+    orthodox = None if board is None else board.orthodox_name
+    for key, want in entry.expect.items():
+        if key in ("x", "o", "value"):
+            if key == "value" and len(by_side) != 1:
+                failures.append("expect value= needs a side to move")
+                continue
+            side = entry.position.turn if key == "value" else Side(key)
+            got = by_side.get(side)
+            if got is None:
+                failures.append(f"expect {key}={want}, but {side_name(key)} to move was not analysed")
+                continue
+            lower, upper = got.lower, got.upper
+            if lower == upper:
+                if lower != want:
+                    failures.append(f"expect {key}={want}, solved {lower}")
+            elif not lower <= want <= upper:
+                failures.append(f"expect {key}={want}, proved {signed(lower)}..{signed(upper)}")
+            else:
+                failures.append(f"expect {key}={want} not settled: proved {signed(lower)}..{signed(upper)} only")
+        elif key == "orthodox":
+            if orthodox is None:
+                failures.append("expect orthodox= needs a board without a side to move, solved exactly")
+            elif orthodox != want:
+                failures.append(f"expect orthodox={want}, solved {orthodox}")
+    return failures

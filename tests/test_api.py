@@ -1,0 +1,237 @@
+"""The library: the Solver API and its README examples, the oracle contract, quiet engines,
+the typed core (the type checker runs here), and the inputs users already have."""
+
+import doctest
+import importlib
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import solver
+from helpers import random_positions
+from solver import Limits, Position, Solver, parse_position
+from solver.analysis import Analyzer
+from solver.cli import main
+from solver.engine.retro import RetroOracle
+from solver.engine.search import SearchOracle
+from solver.formats import PositionFormatError, read_positions
+from solver.oracle import Oracle, Progress
+from solver.reference import ReferenceOracle
+from solver.rules import CLASSIC, O, UAI, X, Side
+from solver.tablebase import TableOracle, Tablebase, build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- the README's API section and the docstrings run ------------------------------------------------
+
+def test_the_readme_examples_run():
+    result = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 15 and result.failed == 0, result
+
+
+@pytest.mark.parametrize("module", ["solver", "solver.solving", "solver.rules", "solver.board", "solver.notation",
+                                    "solver.fen", "solver.formats", "solver.analysis", "solver.report"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, result
+
+
+def test_the_package_type_checks():
+    """mypy over the package, as configured in pyproject.toml (the core strictly, the compiled
+    kernels loosely): CI runs it as part of the suite."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Success" in proc.stdout
+
+
+def test_the_package_marks_itself_typed_and_ships_the_endgame_suite():
+    from solver.bench import ENDGAME_FILE
+
+    assert (ROOT / "solver" / "py.typed").is_file()
+    assert ENDGAME_FILE.parent.parent == ROOT / "solver" and ENDGAME_FILE.is_file()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"py.typed", "data/*.txt"' in pyproject
+    entries = solver.read_file(str(ENDGAME_FILE))
+    assert len(entries) == 100 and all(isinstance(e, solver.Entry) for e in entries)
+
+
+# -- the Solver ------------------------------------------------------------------------------------
+
+def test_a_report_holds_values_bounds_moves_lines_and_the_summary():
+    report = Solver().solve("x.#o\n.##.")
+    x, o = report.side(X), report.side(O)
+    assert (x.interval.lower, x.interval.upper, x.exact) == (1, 1, True)
+    assert (x.evaluation.value, x.evaluation.depth, x.best_move_name) == (1, 3, "b2")
+    assert x.line.names() == ["b2", "d1", "a1"] and [m.name for m in x.moves if m.optimal] == ["b2"]
+    assert o.evaluation.value == -5 and report.board.stops == (1, -5)
+    assert str(report.board.orthodox) == "5|1||-5" == report.board.orthodox_name
+    assert report.solver == "reference" and str(report).endswith("(reference)")
+
+
+def test_limits_stop_cleanly_and_the_report_says_what_was_proved():
+    report = Solver(algorithm="reference", limits=Limits(max_states=50)).solve("x...\n....\n...o")
+    assert not report.exact and {s.stopped for s in report.sides} == {"states"}
+    assert all(s.interval.lower == -12 and s.interval.upper == 12 for s in report.sides)
+    with pytest.raises(ValueError, match="unknown algorithm 'fast'"):
+        Solver(algorithm="fast")
+
+
+def test_a_position_or_an_entry_is_solved_for_its_side_to_move():
+    p = Position.from_fen("x3o x 0 1")
+    assert [s.side for s in Solver().solve(p).sides] == [X]
+    entry = parse_position("to-move: o\nx...o")
+    assert Solver().solve(entry).side(O).evaluation.value == 3
+
+
+def test_the_library_does_not_print_and_reports_progress_to_a_callback(capsys):
+    events = []
+    fen = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"
+    report = Solver(limits=Limits(timeout=0.6), progress=events.append).solve(fen)
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+    assert report.solver == "search" and events
+    assert all(isinstance(e, Progress) and e.phase == "searching" and e.unit == "nodes" for e in events)
+    assert all(e.side == X and e.lower <= e.upper for e in events)
+    assert [e.done for e in events] == sorted(e.done for e in events) and events[-1].done > 0
+
+
+# -- the oracle contract ---------------------------------------------------------------------------
+
+def test_every_engine_implements_the_contract(tmp_path):
+    p = Position.start(2, 3)
+    build(p.board, tmp_path)
+    oracles = [ReferenceOracle(), RetroOracle(p.board, CLASSIC), SearchOracle(p.board, CLASSIC),
+               TableOracle(Tablebase(tmp_path), p.board)]
+    assert [o.name for o in oracles] == ["reference", "retro", "search", "tables"]
+    for o in oracles:
+        assert isinstance(o, Oracle) and o.deadline is None and o.progress is None
+        o.prepare([p])
+        assert o.lookup(p) == ReferenceOracle().lookup(p)
+    assert [o.proves_bounds for o in oracles] == [False, False, True, False]
+    with pytest.raises(TypeError, match="abstract"):
+        Oracle()
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
+def test_the_optional_methods_agree_with_the_defaults(rules):
+    """GamesmanOne's self-test: each engine's fast paths give what the contract's defaults give."""
+    positions = [q for q in random_positions(61, 30, rules=rules, max_empty=4) if not q.is_over()]
+    for q in positions:
+        ref = ReferenceOracle()
+        want = ref.lookup(q)
+        for o in (RetroOracle(q.board, rules), SearchOracle(q.board, rules)):
+            assert o.lookup_many([q]) == Oracle.lookup_many(o, [q]) == [want], (q, o.name)
+            assert o.value(q) == Oracle.value(o, q) == want[0]
+            b, d = o.bounds(q), Oracle.bounds(o, q)
+            assert (b.lower, b.upper, b.stopped) == (d.lower, d.upper, d.stopped) == (want[0], want[0], None)
+        if want[0] != 0:  # the search's analysis by tests against the reference's, move by move
+            fast = SearchOracle(q.board, rules).exact_analysis(q, want[0])
+            an = Analyzer(ref)
+            infos = an.moves(q)
+            assert fast.depth == want[1] and fast.best_move == an.best_move(q)
+            assert fast.optimal_moves == [i.move for i in an.moves(q, order="notation") if i.optimal]
+            assert fast.line == an.principal_variation(q).moves and infos
+
+
+def test_the_retro_engine_reports_its_phases_when_it_takes_long_enough():
+    events = []
+    p = Position.start(3, 4)
+    RetroOracle(p.board, CLASSIC, progress=events.append).prepare([p])
+    phases = [e.phase for e in events]
+    assert set(phases) <= {"enumerating", "solving"}
+    assert all(e.unit == "positions" and e.done >= 0 for e in events)
+    solving = [e for e in events if e.phase == "solving"]
+    assert all(e.total is not None and e.done <= e.total for e in solving)
+
+
+# -- the typed core --------------------------------------------------------------------------------
+
+def test_sides_are_a_type_and_moves_are_pushed_or_played():
+    p = Position.from_fen("x3o x 0 1")
+    assert p.turn is Side.X and p.turn == "x" and str(p.turn) == "x" and f"{p.turn}" == "x"
+    assert Side("o") is O and X.other is O and O.sign == -1 and {"x": 1}[X] == 1
+    assert Position(p.board, p.x, p.o, "o").turn is O
+    q = p.play(p.parse_move("b1"))
+    assert q == p.push(p.parse_move("b1")) and q.turn is O and q.fen() == "xx2o o 0 1"
+    with pytest.raises(solver.IllegalMoveError):
+        p.play(p.parse_move("b1").__class__(-1, 4))  # e1 holds O's piece
+    assert repr(q) == "Position.from_fen('xx2o o 0 1', rules='classic')"
+    assert eval(repr(q), {"Position": Position}) == q
+
+
+# -- inputs users already have ---------------------------------------------------------------------
+
+CS61B_DUMP = """===
+  r - - - - - b
+  - - - - - - -
+  - - X - X - -
+  - - - - - - -
+  - - X - X - -
+  - - - - - - -
+  b - - - - - r
+===
+"""
+
+
+def test_the_cs61b_board_dump_is_read():
+    p = parse_position(CS61B_DUMP).position
+    assert p.fen() == "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1"
+    legend = "\n".join(["==="] + [f"{7 - i} {row}" for i, row in enumerate(CS61B_DUMP.split("\n")[1:8])]
+                       + ["   a b c d e f g", "==="])
+    assert parse_position(legend).position == p
+    entry = parse_position("rules: cs61b\nto-move: o\n===\n  r - b\n  - - -\n===\n")
+    assert entry.sides == (O,) and entry.position.rules.name == "cs61b" and entry.position.fen() == "x1o/3 o 0 1"
+
+
+@pytest.mark.parametrize("text,message", [
+    ("===\n  r - q\n===\n", "square 3 of the row is 'q'"),
+    ("===\n  r - -\n  - -\n===\n", "ragged rows"),
+    ("===\n  r - -\n", "starts and ends with a line '==='"),
+    ("===\n2 r - -\n  - - -\n===\n", "inconsistent rank labels"),
+])
+def test_a_bad_cs61b_dump_is_one_message(text, message):
+    with pytest.raises(PositionFormatError, match=message):
+        parse_position(text, source="dump.txt")
+
+
+def test_a_game_record_after_its_position_belongs_to_it():
+    items = read_positions("x...o\nmoves: b1 e1c1\n\nname: next\nx..o\n")
+    assert [(e.line, e.moves, e.name) for e in items] == [(1, ["b1", "e1c1"], None), (5, None, "next")]
+    (err,) = read_positions("moves: b1\nx...o\nmoves: d1\n")
+    assert isinstance(err, PositionFormatError) and "moves given both before and after" in str(err)
+
+
+def test_verify_walks_a_game_record_given_after_the_position(tmp_path, capsys):
+    f = tmp_path / "game.txt"
+    f.write_text("x...o\nmoves: b1 e1c1\n")
+    assert main(["verify", str(f), "--solver", "reference", "--json"]) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    assert [__import__("json").loads(x)["move"] for x in lines[:-1]] == ["b1", "e1c1"]
+
+
+def test_tables_compare_replaces_the_scripts(tmp_path, capsys):
+    build(Position.start(2, 3).board, tmp_path)
+    assert main(["tables", "compare", "2x3", "--dir", str(tmp_path)]) == 0
+    assert main(["tables", "compare", "2x3", "--dir", str(tmp_path), "--start"]) == 0
+    assert main(["tables", "compare", "2x3", "--dir", str(tmp_path), "--against", "search", "--count", "20",
+                 "--empty", "1-3"]) == 0
+    out = capsys.readouterr().out.strip().split("\n")
+    assert len(out) == 3 and all(line.endswith(": 0 disagreements") for line in out)
+    assert out[0].startswith("2x3: ") and "in all, tables against retro" in out[0]
+    assert "20 positions random, with 1 to 3 empty squares, tables against search" in out[2]
+    assert main(["tables", "compare", "3x3", "--dir", str(tmp_path)]) == 2
+    assert "no table for the 3x3 board" in capsys.readouterr().err
+
+
+def test_random_positions_for_comparisons_are_seeded_and_not_over():
+    from solver.tablebase import random_positions as positions
+
+    board = Position.start(3, 3).board
+    a, b = positions(board, 10, (1, 2), 5), positions(board, 10, (1, 2), 5)
+    assert a == b and all(not q.is_over() and 1 <= q.empty.bit_count() <= 2 for q in a)
+    assert random.Random(5).random() != 0  # (the generator is the stdlib's, seeded)
