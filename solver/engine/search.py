@@ -122,8 +122,8 @@ from ..limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitErr
 from ..oracle import Bounds, ExactLine, Oracle, Progress, ProgressCallback, mover_value
 from ..rules import Move, Position, Rules, X
 from .bits import popcount, prefetch
-from .kernels import (canonical, game_status, gen_moves, gen_moves_at, key_hash, map_move, map_move_by,
-                      min_plies_to_end, next_counter, play)
+from .kernels import (canonical, game_status, gen_moves, gen_moves_at, grow, grow_rows, key_hash, map_move,
+                      map_move_by, min_plies_to_end, next_counter, play)
 from .runtime import Run
 from .tables import build_tables, code_move, large_zeros, move_code, mover_bits
 
@@ -458,20 +458,6 @@ def _pick(moves, order, lo, i, hi):
     return code
 
 
-@njit(cache=True)
-def _grow1(a, n):
-    out = np.empty(n, a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
-def _grow2(a, n):
-    out = np.empty((n, a.shape[1]), a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
 # -- the test -------------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -633,16 +619,16 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
                             stats[S_STOP] = STOP_STACK
                             return np.int64(0)
                         cap *= 2
-                        fr = _grow2(fr, cap)
-                        fm = _grow1(fm, cap)
-                        ft = _grow1(ft, cap)
-                        fk1 = _grow1(fk1, cap)
-                        fk2 = _grow1(fk2, cap)
+                        fr = grow_rows(fr, cap)
+                        fm = grow(fm, cap)
+                        ft = grow(ft, cap)
+                        fk1 = grow(fk1, cap)
+                        fk2 = grow(fk2, cap)
                     moff = fr[ply, F_MOFF]
                     if moff + MAX_MOVES > mcap:
                         mcap = 2 * mcap + MAX_MOVES
-                        mv = _grow1(mv, mcap)
-                        mo = _grow1(mo, mcap)
+                        mv = grow(mv, mcap)
+                        mo = grow(mo, mcap)
                     fk1[ply] = cm
                     fk2[ply] = ct
                     fr[ply, F_EMP] = empties
