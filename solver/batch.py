@@ -83,6 +83,13 @@ def _digest(facts: dict) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def interrupted(rec: dict) -> bool:
+    """Whether Ctrl-C stopped a record's work (``stopped``: one reason, or a list of them when
+    the two sides stopped for different reasons)."""
+    stopped = rec.get("stopped")
+    return stopped == "interrupt" or (isinstance(stopped, list) and "interrupt" in stopped)
+
+
 def fingerprint(entry: Entry, options: Options) -> str:
     """A digest of everything that determines an entry's record: where it was read (file,
     line, name), the position (FEN with side and counter, the rules it is solved under, the
@@ -477,7 +484,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
                     from_cache(lambda c: c.put(rows))  # what an interrupted search proved is kept too
                 pending[index] = rec
                 flush()
-                if rec.get("stopped") == "interrupt":
+                if interrupted(rec):
                     raise KeyboardInterrupt
         flush()
     finally:

@@ -32,7 +32,7 @@ from .engine.tables import mover_bits
 from .files import OutputError, check_output, replace_file
 from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
-from .limits import LimitError, Limits, MemoryLimitError, StateLimitError, TimeLimitError, parse_size
+from .limits import Limits, parse_size
 from .notation import signed
 from .oracle import Progress
 from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
@@ -167,7 +167,7 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = 
 def solve_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ataxx-solve",
-        description="Exact values of Ataxx positions. Reads position files (grid, colon grid or FEN; "
+        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B dump; "
                     "several positions separated by blank lines), or standard input when no file is given.",
         epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache|tables ... (each has --help).",
     )
@@ -221,17 +221,6 @@ def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer
             target = numbered(path, k)
             write_output(target, make(), kind, args.files)
             _say(f"wrote {target}")
-
-
-def limit_hint(exc: LimitError) -> str:
-    """What to raise to go further."""
-    if isinstance(exc, StateLimitError):
-        return " (raise --max-states to go further)"
-    if isinstance(exc, MemoryLimitError):
-        return " (raise --max-memory, or try --solver search)"
-    if isinstance(exc, TimeLimitError):
-        return " (raise --timeout to go further)"
-    return ""
 
 
 def _emit_error(err: PositionFormatError, as_json: bool) -> None:
@@ -289,7 +278,7 @@ def solve_command(argv: list[str]) -> int:
         if report.expect_failures:
             status = max(status, EXIT_FAILED)
         solved += 1
-        if (args.dot or args.svg) and not report.exact:
+        if (args.dot or args.svg) and not all(s.exact for s in report.sides):  # a skipped summary is no matter
             _say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
         elif args.dot or args.svg:
             try:
@@ -646,7 +635,7 @@ def verify_command(argv: list[str]) -> int:
             p.error(f"argument --html: {exc}")
     askers = []
     for spec in args.engine:
-        if spec.strip() in ALGORITHMS:
+        if spec.strip().lower() in ALGORITHMS:
             p.error(f"argument --engine: {quote(spec)} is a solving algorithm, not an engine (a UAI command or "
                     f"builtin:NAME): give it with --solver {spec.strip()}")
         try:
@@ -788,11 +777,11 @@ def tables_command(argv: list[str]) -> int:
                         "empty squares against the search engine")
     p.add_argument("--start", action="store_true", help="compare --against retro: only the positions reachable "
                                                         "from the standard start")
-    p.add_argument("--count", type=_whole(1, 10_000_000), default=2000, metavar="N",
+    p.add_argument("--count", type=_whole(1, 10_000_000), metavar="N",
                    help="compare --against search: how many random positions (default 2000)")
-    p.add_argument("--empty", default="1-4", metavar="A-B",
+    p.add_argument("--empty", metavar="A-B",
                    help="compare --against search: empty squares of the random positions (default 1-4)")
-    p.add_argument("--seed", type=_whole(0, MAX_SEED), default=13, help="compare --against search: the seed")
+    p.add_argument("--seed", type=_whole(0, MAX_SEED), help="compare --against search: the seed (default 13)")
     args = p.parse_intermixed_args(argv)
     if args.verbose:
         log_to_stderr(logging.INFO, "%(asctime)s %(message)s")
@@ -898,9 +887,24 @@ def _tables_dir(args: argparse.Namespace) -> Tablebase:
     return tb
 
 
+def _empty_range(p: argparse.ArgumentParser, text: str, squares: int) -> tuple[int, int]:
+    """``--empty A-B`` (or ``A``): ASCII digits, 0 <= A <= B <= the board's squares."""
+    m = re.fullmatch(r"([0-9]{1,3})(?:-([0-9]{1,3}))?", text)
+    lo, hi = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (1, 0)
+    if not 0 <= lo <= hi <= squares:
+        p.error(f"argument --empty: {quote(text)} is not a range like 1-4 within the {squares} squares")
+    return lo, hi
+
+
 def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if len(args.args) != 1:
         p.error("compare takes one board, ROWSxCOLS")
+    for option, given, fits in (("--start", args.start, "retro"), ("--count", args.count is not None, "search"),
+                                ("--empty", args.empty is not None, "search"), ("--seed", args.seed is not None, "search"),
+                                ("--cluster", args.cluster is not None, None)):
+        if given and fits != args.against:
+            p.error(f"argument {option}: not with --against {args.against}" if fits
+                    else f"argument {option}: compare runs on this machine only")
     try:
         board = parse_board_name(args.args[0], args.blocks)
     except (ValueError, TableError) as exc:
@@ -916,14 +920,10 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
         result = compare_with_retro(tb, board, start=args.start)
         what = "reachable from the start" if args.start else "in all"
     else:
-        lo, _, hi = args.empty.partition("-")
-        squares = board.playable.bit_count()
-        if not (lo.isdigit() and (hi or lo).isdigit() and 0 <= int(lo) <= int(hi or lo) <= squares):
-            p.error(f"argument --empty: {quote(args.empty)} is not a range like 1-4 within the {squares} squares")
-        empty = (int(lo), int(hi or lo))
+        empty = _empty_range(p, args.empty or "1-4", board.playable.bit_count())
         view = StatusLine() if sys.stderr.isatty() else None
         try:
-            result = compare_with_search(tb, board, args.count, empty, args.seed,
+            result = compare_with_search(tb, board, args.count or 2000, empty, 13 if args.seed is None else args.seed,
                                          None if view is None else lambda k: view.show(f"{k:,} searched"))
         finally:
             if view is not None:

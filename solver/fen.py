@@ -122,8 +122,7 @@ def parse_fen_board(text: str, source: str = "<input>", line: int | None = None)
     return board_from_rows(rows, source, line)
 
 
-def board_from_rows(rows: list[list[str]], source: str, line: int | None,
-                     row_lines: list[int] | None = None) -> tuple[Board, int, int]:
+def board_from_rows(rows: list[list[str]], source: str, line: int | None) -> tuple[Board, int, int]:
     """Build (board, X, O) from rows of cell characters ('x', 'o', '#', '.'), top row first."""
     R, C = len(rows), len(rows[0])
     if R * C > MAX_SQUARES:

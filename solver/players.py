@@ -178,8 +178,8 @@ class EngineAsker:
 
 def make_asker(spec: str, seed: int | None = 0, go: str = "depth 6", timeout: float = 10.0) -> BuiltinAsker | EngineAsker:
     """A player to ask for moves: ``builtin:NAME`` (:func:`make_player`) or a UAI engine command
-    (started now; ``go`` its search arguments, ``timeout`` per move). Raises ValueError for a
-    spec that names no player (the message says why)."""
-    if spec.startswith("builtin:"):
+    (started at the first question; ``go`` its search arguments, ``timeout`` per move). Raises
+    ValueError for a spec that names no player (the message says why)."""
+    if spec.strip().lower().startswith("builtin:"):
         return BuiltinAsker(spec, seed)
     return EngineAsker(spec, go, timeout)

@@ -29,7 +29,8 @@ class SideResult:
     best first) and ``line`` are there too. ``best_move`` is the preferred move when the
     analysis finished, else the best move the search found, whose value is proved to be at
     least (X to move) or at most (O to move) ``best_bound``. ``stopped`` says why the work
-    ended early: 'time', 'nodes', 'memory' or 'interrupt' (None when nothing stopped it).
+    ended early: 'time', 'nodes', 'states', 'memory', 'stack' (a line of play outgrew the memory
+    budget) or 'interrupt' (None when nothing stopped it).
     """
 
     position: Position
@@ -160,7 +161,8 @@ def move_table_text(side: SideResult) -> list[str]:
 
 
 _HINTS = {"time": "raise --timeout to go further", "nodes": "raise --max-states to go further",
-          "states": "raise --max-states to go further", "memory": "raise --max-memory to go further"}
+          "states": "raise --max-states to go further", "memory": "raise --max-memory to go further",
+          "stack": "raise --max-memory to go further"}
 
 
 def stop_text(s: SideResult) -> str:
@@ -281,7 +283,8 @@ def side_json(s: SideResult, show_moves: bool = False) -> dict:
     if ev is not None:
         out["depth"] = ev.depth
     out["best_move"] = s.best_move_name
-    if s.best_move is not None and s.best_bound is not None and abs(s.best_bound) < iv.squares:
+    vacuous = -iv.squares if s.side == X else iv.squares  # a bound that says nothing
+    if s.best_move is not None and s.best_bound is not None and s.best_bound != vacuous:
         out["best_move_bound"] = {"lower" if s.side == X else "upper": s.best_bound}
     if s.optimal_moves is not None:
         out["optimal_moves"] = s.optimal_names

@@ -269,7 +269,7 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
             side = entry.position.turn if key == "value" else Side(key)
             got = by_side.get(side)
             if got is None:
-                failures.append(f"expect {key}={want}, but {side_name(key)} to move was not analysed")
+                failures.append(f"expect {key}={want}, but {side_name(side)} to move was not analysed")
                 continue
             lower, upper = got.lower, got.upper
             if lower == upper:

@@ -228,6 +228,23 @@ def test_tables_compare_replaces_the_scripts(tmp_path, capsys):
     assert "no table for the 3x3 board" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("extra,message", [
+    (["--against", "search", "--empty", "\u00b2"], "argument --empty: '\u00b2' is not a range like 1-4 within the 6 squares"),
+    (["--against", "search", "--empty", "1-\u0663"], "is not a range like 1-4"),
+    (["--against", "search", "--empty", "3-1"], "is not a range like 1-4"),
+    (["--against", "search", "--start"], "argument --start: not with --against search"),
+    (["--count", "3"], "argument --count: not with --against retro"),
+    (["--empty", "1-2"], "argument --empty: not with --against retro"),
+    (["--cluster", "local:2"], "argument --cluster: compare runs on this machine only"),
+])
+def test_tables_compare_refuses_options_that_do_not_fit(tmp_path, capsys, extra, message):
+    build(Position.start(2, 3).board, tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["tables", "compare", "2x3", "--dir", str(tmp_path), *extra])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and message in err and "Traceback" not in err
+
+
 def test_random_positions_for_comparisons_are_seeded_and_not_over():
     from solver.tablebase import random_positions as positions
 

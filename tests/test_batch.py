@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.batch import Options, run_batch
+from solver.batch import Options, interrupted, run_batch
 from solver.cache import Cache, CacheError
 from solver.cli import main
 
@@ -220,3 +220,9 @@ def test_the_cache_never_loses_what_it_proved(tmp_path):
     hit = cache.get_side(p)
     assert (hit.interval.lower, hit.evaluation.depth, hit.best_move_name) == (-9, 13, "b2")
     cache.close()
+
+
+def test_an_interrupt_is_seen_when_the_sides_stopped_for_different_reasons():
+    assert interrupted({"stopped": "interrupt"}) and interrupted({"stopped": ["interrupt", "time"]})
+    assert not interrupted({"stopped": ["nodes", "time"]}) and not interrupted({"stopped": "time"})
+    assert not interrupted({"ok": True})

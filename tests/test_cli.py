@@ -75,6 +75,27 @@ def test_expect_failure_sets_status_1(monkeypatch, capsys):
     assert "EXPECT FAILED: expect x=2, solved -3" in capsys.readouterr().out
 
 
+def test_expect_of_a_side_not_analysed_is_a_failure_not_a_crash(monkeypatch, capsys):
+    status = run(["--solver", "reference", "--to-move", "o"], "to-move: x\nexpect: value=-3 x=3\nx...o\n", monkeypatch)
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "EXPECT FAILED: expect value=-3, but X to move was not analysed" in out
+    assert "EXPECT FAILED: expect x=3, but X to move was not analysed" in out
+
+
+def test_a_best_move_bound_of_all_the_squares_is_reported(monkeypatch, capsys):
+    # X to move wins every square (+4), O to move loses every square (-4): real bounds, not vacuous ones
+    assert run(["--solver", "reference", "--json"], "x.\n.o\n", monkeypatch) == 0
+    sides = json.loads(capsys.readouterr().out)["sides"]
+    assert sides["x"]["best_move_bound"] == {"lower": 4} and sides["o"]["best_move_bound"] == {"upper": -4}
+
+
+def test_outcome_only_still_draws_a_board_solved_for_both_sides(tmp_path, monkeypatch, capsys):
+    svg = tmp_path / "b.svg"
+    assert run(["--solver", "reference", "--outcome-only", "--svg", str(svg)], "x...o\n", monkeypatch) == 0
+    assert svg.read_text().startswith("<svg ") and "no picture" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--rules", "chess"], "invalid choice: 'chess'"),
     (["--max-states", "lots"], "argument --max-states: must be a whole number from 1 to 1,000,000,000,000,000, not 'lots'"),
