@@ -38,7 +38,7 @@ from .oracle import Progress
 from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
-from .rules import RULE_SETS, O, Side, X, parse_rules, side_name
+from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .solving import ALGORITHMS, Solver
 from .tablebase import (AtaxxGame, DirectoryStore, MissingTableError, Tablebase, TableError, board_name, build,
                         compare_with_retro, compare_with_search, decode, dense_index, parse_board_name)
@@ -412,6 +412,7 @@ def perft_command(argv: list[str]) -> int:
     except PositionFormatError as err:
         _say(f"ataxx-solve perft: {err}")
         return EXIT_INPUT
+    perft(Position.start(1, 3, rules), 2)  # a first run compiles the kernel: not in the time printed
     t = time.perf_counter()
     if args.divide:
         total, rows = perft(entry.position, args.depth, divide=True)
@@ -754,7 +755,7 @@ class _TierBars:
 
 
 def tables_command(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ataxx-solve tables",
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
                     "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
@@ -1001,7 +1002,7 @@ def _tables_probe(args) -> int:
     if out:
         print("\n".join(out))
     n = sum(not isinstance(r, str) for r in results.values())
-    print(f"probed {n:,} positions in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
+    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
           file=sys.stderr)
     return status
 

@@ -208,6 +208,8 @@ def side_text(s: SideResult, show_moves: bool = False) -> list[str]:
             else:
                 proved = f"value {'at least' if s.side == X else 'at most'} {signed(s.best_bound)}"
             out.append(f"  best move found: {s.best_move_name} ({proved})")
+    if show_moves:
+        out.append("  moves: not computed (each move's value and depth need the analysis that stopped)")
     why = stop_text(s)
     done = f" after {s.nodes:,} nodes" if s.nodes else ""
     out.append(f"  stopped{done}: {why}" if why else f"  proved in {s.nodes:,} nodes")

@@ -99,7 +99,7 @@ class Solver:
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
                                   node_limit=lim.max_states or 0)
         if lim.timed:
-            warm_up(algorithm)  # a first run compiles the kernels: not on the clock
+            warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
         oracle.deadline = lim.deadline_from_now()
         oracle.progress = self.progress
         return oracle
@@ -209,6 +209,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             if stopped is not None and res.stopped is None and not res.exact:
                 res.stopped, res.stop_message = stopped, stop_message
             continue
+        nodes0 = oracle.states
         try:
             fast = None
             if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
@@ -235,7 +236,11 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.moves = []
             res.line = None
             res.stopped = stop_reason(exc)
-            res.stop_message = str(exc) or None
+            if proves_bounds:  # the side's nodes count the analysis too; the message says why only
+                res.nodes += oracle.states - nodes0
+                res.stop_message = oracle.stop_message(res.stopped) or None
+            else:
+                res.stop_message = str(exc) or None
             if res.stopped == "interrupt":
                 stopped = "interrupt"
     board = None

@@ -252,3 +252,32 @@ def test_random_positions_for_comparisons_are_seeded_and_not_over():
     a, b = positions(board, 10, (1, 2), 5), positions(board, 10, (1, 2), 5)
     assert a == b and all(not q.is_over() and 1 <= q.empty.bit_count() <= 2 for q in a)
     assert random.Random(5).random() != 0  # (the generator is the stdlib's, seeded)
+
+
+def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, monkeypatch, caplog):
+    from solver.engine import runtime
+
+    monkeypatch.setattr(runtime, "_marker_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(runtime, "_seen", set())
+    monkeypatch.setattr(runtime, "_notice_logged", False)
+    monkeypatch.setattr(runtime, "_announce_pending", [])
+    with caplog.at_level("WARNING", logger="solver"):
+        runtime.announce_compilation("first_kernel")
+        runtime.record_compilation()
+        assert caplog.messages == [runtime.COMPILE_NOTICE]
+        # a later process: the first kernel is cached, a second one is not
+        monkeypatch.setattr(runtime, "_seen", set())
+        monkeypatch.setattr(runtime, "_notice_logged", False)
+        runtime.announce_compilation("first_kernel")
+        assert caplog.messages == [runtime.COMPILE_NOTICE]
+        runtime.announce_compilation("second_kernel")
+        assert caplog.messages == [runtime.COMPILE_NOTICE] * 2
+    assert len(list(tmp_path.iterdir())) == 1  # the second kernel's marker waits until it has run
+
+
+def test_tables_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["tables", "build", "3x3"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1 and "--dir" in err
+    assert err.endswith("(see ataxx-solve tables --help)\n")

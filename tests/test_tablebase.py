@@ -205,7 +205,7 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", __import__("io").TextIOWrapper(__import__("io").BytesIO(b"x2/3/2o x 0 1\n")))
     assert main(["tables", "probe", "--dir", str(d)]) == 0
     out, err = capsys.readouterr()
-    assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 positions" in err
+    assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 position in" in err
     with pytest.raises(TableError):
         Tablebase(tmp_path / "missing")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from math import comb
 
 from ..limits import default_memory_budget
-from ..rules import CLASSIC, COUNTER_PLIES, Position
+from ..rules import CLASSIC, COUNTER_PLIES, Position, Rules
 
 ALGORITHMS = ("auto", "retro", "search", "reference")
 
@@ -56,16 +56,16 @@ def choose_algorithm(position: Position, max_memory: int | None = None) -> str:
     return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
 
 
-def warm_up(algorithm: str) -> None:
-    """Compile (or load from the cache) the kernels an algorithm uses, on a tiny position, so that
-    a time limit counts the solving only."""
-    p = Position.start(1, 3, CLASSIC)
+def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
+    """Compile (or load from the cache) the kernels an algorithm uses under ``rules`` (a counter
+    has kernels of its own), on a tiny position, so that a time limit counts the solving only."""
+    p = Position.start(1, 3, rules)
     if algorithm == "retro":
         # Start-up: importing a compiled engine loads numba; only when that engine is used.
         from .retro import RetroOracle
 
-        RetroOracle(p.board, CLASSIC).prepare([p])
+        RetroOracle(p.board, rules).prepare([p])
     elif algorithm == "search":
         from .search import SearchOracle  # start-up, as above
 
-        SearchOracle(p.board, CLASSIC, tt_bits=10).bounds(p)
+        SearchOracle(p.board, rules, tt_bits=10).bounds(p)

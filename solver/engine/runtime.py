@@ -14,6 +14,7 @@ the kernels has been compiled. Nothing here prints or draws.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -32,9 +33,11 @@ LOGGER = logging.getLogger(__name__)
 COMPILE_NOTICE = "compiling the solver, once (about a minute; later runs load it from the cache)"
 STACK_BYTES = 512 << 20
 _HERE = Path(__file__).resolve().parent
-_compiled_notice_done = False
+_notice_logged = False
+_seen: set[str] = set()  # kernels this process has asked about
 
 
+@functools.cache
 def _kernel_fingerprint() -> str:
     h = hashlib.sha256(numba.__version__.encode() + sys.version.encode())
     for path in sorted(_HERE.glob("*.py")):
@@ -51,16 +54,19 @@ def _marker_dirs() -> list[Path]:
     return dirs
 
 
-def announce_compilation() -> None:
-    """Log the compile notice once per process when the kernels are not cached yet."""
-    global _compiled_notice_done
-    if _compiled_notice_done:
+def announce_compilation(kernel: str) -> None:
+    """Log the compile notice (once per process) when ``kernel`` is not cached yet: a marker
+    per kernel, since each engine compiles its own kernels the first time it is used."""
+    global _notice_logged
+    if kernel in _seen:
         return
-    _compiled_notice_done = True
-    name = f"compiled-{_kernel_fingerprint()}"
+    _seen.add(kernel)
+    name = f"compiled-{_kernel_fingerprint()}-{kernel}"
     if any((d / name).exists() for d in _marker_dirs()):
         return
-    LOGGER.warning(COMPILE_NOTICE)
+    if not _notice_logged:
+        _notice_logged = True
+        LOGGER.warning(COMPILE_NOTICE)
     _announce_pending.append(name)
 
 
@@ -93,7 +99,7 @@ class Run:
         """Run ``fn(*args)`` and return its result. Past ``deadline`` (a time.monotonic() value)
         the kernel is asked to stop and ``timed_out`` is set; KeyboardInterrupt passes through
         once the kernel has stopped."""
-        announce_compilation()
+        announce_compilation(getattr(fn, "__name__", "kernel"))
         box: dict = {}
 
         def target():
