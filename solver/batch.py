@@ -236,7 +236,7 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
 
 
 def error_record(err: PositionFormatError) -> dict:
-    return {"file": err.source, "line": err.line, "name": None, "ok": False, "error": err.message,
+    return {"file": err.source, "line": err.line, "name": err.name, "ok": False, "error": err.message,
             "fingerprint": _digest({"format": RECORD_FORMAT, "file": err.source, "line": err.line,
                                     "error": err.message})}
 

@@ -60,6 +60,7 @@ class PositionFormatError(ValueError):
         self.message = message
         self.source = source
         self.line = line
+        self.name: str | None = None  # the position's name: header, when it had one
 
     def __str__(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"

@@ -73,6 +73,7 @@ class Entry:
     move: str | None = None
     moves: list[str] | None = None
     player: str | None = None  # who chose ``move`` or played the game (verify)
+    moves_line: int | None = None  # the line of the game record (``moves``)
 
     @property
     def is_board(self) -> bool:
@@ -407,7 +408,7 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
             raise PositionFormatError("moves given both in a moves: header and after the FEN", source, header_lines["moves"])
         moves = game_moves(headers["moves"].split(), source, header_lines["moves"])
     return Entry(position, sides, source, first, headers.get("name"), expect, headers.get("move"), moves,
-                 headers.get("player"))
+                 headers.get("player"), header_lines.get("moves", first))
 
 
 def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str], n: int) -> bool:
@@ -436,13 +437,14 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     def flush() -> None:
         nonlocal headers, header_lines, block, broken
         if block:
-            if broken is not None:
-                out.append(broken)
-            else:
+            if broken is None:
                 try:
                     out.append(_build_entry(block, headers, source, fmt, rules, header_lines))
                 except PositionFormatError as exc:
-                    out.append(exc)
+                    broken = exc
+            if broken is not None:
+                broken.name = headers.get("name")
+                out.append(broken)
             headers, header_lines, block, broken = {}, {}, [], None
 
     lines = text.split("\n")

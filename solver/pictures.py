@@ -168,8 +168,9 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
     blunder and unsettled move with its board."""
     escape = html_escape
     rows = "\n".join(
-        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td><td>{s.percent_optimal:.1f}%</td>"
-        f"<td>{s.mean_loss:.2f}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
+        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td>"
+        f"<td>{f'{s.percent_optimal:.1f}%' if s.checked else '-'}</td>"
+        f"<td>{f'{s.mean_loss:.2f}' if s.checked else '-'}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
         f"<td>{s.problems}</td></tr>"
         for s in summaries)
     cards = []

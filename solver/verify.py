@@ -197,12 +197,12 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
             for k, text in enumerate(item.moves):
                 if cur.is_over():
                     errors.append(PositionFormatError(f"move {k + 1} ({text}) comes after the end of the game",
-                                                      item.source, item.line))
+                                                      item.source, item.moves_line))
                     break
                 try:
                     move = cur.parse_move(text)
                 except (InvalidMoveError, IllegalMoveError) as exc:
-                    errors.append(PositionFormatError(f"game record, move {k + 1}: {exc}", item.source, item.line))
+                    errors.append(PositionFormatError(f"game record, move {k + 1}: {exc}", item.source, item.moves_line))
                     break
                 player = item.player or f"{side_name(cur.turn)} in games"
                 out.append(Choice(item, cur, None if ask else text, player))
@@ -271,7 +271,9 @@ def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) 
 
 def summary_table(summaries: list[PlayerSummary]) -> str:
     head = ("player", "checked", "optimal", "mean loss", "inaccuracies", "blunders", "unsettled", "problems")
-    rows = [(s.player, str(s.checked), f"{s.percent_optimal:.1f}%", f"{s.mean_loss:.2f}", str(s.inaccuracies),
+    # a player with nothing checked (every answer a problem) has no rate: '-'
+    rows = [(s.player, str(s.checked), f"{s.percent_optimal:.1f}%" if s.checked else "-",
+             f"{s.mean_loss:.2f}" if s.checked else "-", str(s.inaccuracies),
              str(s.blunders), str(s.unsettled), str(s.problems)) for s in summaries]
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))

@@ -79,6 +79,10 @@ def test_illegal_game_record_is_an_input_error(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "game record, move 2: b1 is not legal for O here" in err
     assert err.count("not legal") == 1
+    # a record after its position: the error is at the record's line
+    f.write_text("name: g\nx3o x\nmoves: b1 zz\n")
+    assert main(["verify", str(f)]) == 2
+    assert f"{f}:3: game record, move 2: 'zz' is not a move" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("mode,verdicts,problem", [
