@@ -227,3 +227,17 @@ def test_an_interrupt_is_seen_when_the_sides_stopped_for_different_reasons():
     assert interrupted({"stopped": "interrupt"}) and interrupted({"stopped": ["interrupt", "time"]})
     assert not interrupted({"stopped": ["nodes", "time"]}) and not interrupted({"stopped": "time"})
     assert not interrupted({"ok": True})
+
+
+def test_the_fingerprint_reads_every_option():
+    import dataclasses
+
+    from solver.batch import fingerprint
+    from solver.formats import parse_position
+
+    entry = parse_position("x...o")
+    base = Options()
+    prints = {fingerprint(entry, dataclasses.replace(base, **{f.name: v}))
+              for f, v in zip(dataclasses.fields(Options), ("search", 5, 1 << 30, 2.5, 3, "/tables"))}
+    assert len(prints | {fingerprint(entry, base)}) == len(dataclasses.fields(Options)) + 1
+    assert dataclasses.asdict(base) == vars(base)  # plain values: vars() is the dict the digest reads
