@@ -157,3 +157,13 @@ def test_long_summary_fits_one_line(monkeypatch, capsys):
     assert run(["--solver", "retro", "--json"], "x....o\no....x\n", monkeypatch) == 0
     whole = json.loads(capsys.readouterr().out)["orthodox"]
     assert len(whole) > 100 and "..." not in whole
+
+
+def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, capsys):
+    fen = "1xxxxx1/xxxxxxx/xxxxxxx/oooxxoo/oooxxoo/oooxxoo/ooxoxoo x 0 36\n"
+    status = run(["--solver", "search", "--max-states", "200000", "--moves"], fen, monkeypatch)
+    out = capsys.readouterr().out
+    assert status == 0  # the value is exact; its depth and the moves' values are not
+    assert "X to move: X wins by 9 (value +9), depth not computed" in out
+    assert "  moves: not computed (each move's value and depth need the analysis that stopped)" in out
+    assert "  stopped after 200,001 nodes: the search went past 200,000 nodes" in out
