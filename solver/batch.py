@@ -28,6 +28,7 @@ import json
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -74,6 +75,7 @@ class Summary:
     cached: int = 0
     resumed: int = 0
     failed: int = 0
+    bounded: int = 0  # of the failed: not exact, but with something proved (an interval narrower than all)
     failures: list = field(default_factory=list)  # (file, line, reason)
     seconds: float = 0.0
     cache_problem: str | None = None  # why the cache was dropped during the run
@@ -81,6 +83,19 @@ class Summary:
 
 def _digest(facts: dict) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _proved_something(rec: dict) -> bool:
+    """Whether a record that is not exact still proved a bound on some side: an interval
+    narrower than all the playable squares (the FEN's pieces and empty squares, blocks not)."""
+    board = (rec.get("fen") or "").split(" ")[0]
+    squares = sum(int(n) for n in re.findall(r"[0-9]+", board)) + sum(c in "xo" for c in board) or None
+    for side in (rec.get("sides") or {}).values():
+        lower, upper = side.get("lower"), side.get("upper")
+        if lower is not None and upper is not None and not side.get("exact") and \
+                (squares is None or lower > -squares or upper < squares):
+            return True
+    return False
 
 
 def interrupted(rec: dict) -> bool:
@@ -432,6 +447,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
             summary.solved += 1
         else:
             summary.failed += 1
+            summary.bounded += _proved_something(rec)
             summary.failures.append((rec.get("file"), rec.get("line"), rec.get("error")))
         if write:
             out.write(rec)

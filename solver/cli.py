@@ -566,12 +566,13 @@ def batch_command(argv: list[str]) -> int:
     if summary.cache_problem:
         _say(f"ataxx-solve batch: the cache failed and was dropped ({summary.cache_problem}); "
              "what was solved after that is in the results only")
-    parts = [f"{summary.total} positions", f"{summary.solved - summary.cached - summary.resumed} solved"]
+    parts = [f"{summary.total} position{'' if summary.total == 1 else 's'}", f"{summary.solved - summary.cached - summary.resumed} solved"]
     if summary.cached:
         parts.append(f"{summary.cached} from the cache")
     if summary.resumed:
         parts.append(f"{summary.resumed} already in {args.out}")
-    parts.append(f"{summary.failed} failed")
+    parts.append(f"{summary.failed} failed" + (f" ({summary.bounded} of them with proved bounds, in the results)"
+                                                if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
     return min(summary.failed, 100)
 

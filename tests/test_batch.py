@@ -188,6 +188,7 @@ def test_a_stopped_position_is_reported_with_its_interval_and_a_later_run_starts
     assert r.returncode == 1 and rec["ok"] is False and rec["exact"] is False and rec["stopped"] == "nodes"
     assert "value" not in side and side["lower"] <= side["upper"] < 49 and side["best_move"]
     assert "not solved exactly: X to move" in rec["error"]
+    assert "1 position, 0 solved, 1 failed (1 of them with proved bounds, in the results)" in r.stderr
     r2, rec2 = run()
     side2 = rec2["sides"]["x"]
     assert side["lower"] <= side2["lower"] <= side2["upper"] <= side["upper"]  # starts from what was proved
@@ -241,3 +242,13 @@ def test_the_fingerprint_reads_every_option():
               for f, v in zip(dataclasses.fields(Options), ("search", 5, 1 << 30, 2.5, 3, "/tables"))}
     assert len(prints | {fingerprint(entry, base)}) == len(dataclasses.fields(Options)) + 1
     assert dataclasses.asdict(base) == vars(base)  # plain values: vars() is the dict the digest reads
+
+
+def test_a_record_proved_something_only_when_its_interval_is_narrower_than_all():
+    from solver.batch import _proved_something
+
+    fen = "x10o/12 x 0 1"  # 24 squares (a two-digit run counts as one number)
+    assert not _proved_something({"fen": fen, "sides": {"x": {"lower": -24, "upper": 24, "exact": False}}})
+    assert _proved_something({"fen": fen, "sides": {"x": {"lower": -24, "upper": 23, "exact": False}}})
+    assert _proved_something({"fen": "x1-o x 0 1", "sides": {"x": {"lower": -2, "upper": 3, "exact": False}}})
+    assert not _proved_something({"fen": fen, "error": "unreadable"})
