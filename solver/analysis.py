@@ -226,7 +226,8 @@ class Option:
 
 
 def _board_key(p: Position) -> tuple:
-    return (p.x, p.o, p.counter)
+    """A board's key in the analyzer's caches: one analyzer may be asked about several boards."""
+    return (p.board, p.rules, p.x, p.o, p.counter)
 
 
 # -- the analyzer ---------------------------------------------------------------------------------

@@ -197,6 +197,8 @@ class ReferenceSolution:
     # -- answers --------------------------------------------------------------------------------
 
     def find(self, position: Position) -> int | None:
+        if position.board != self.board or position.rules != self.rules:
+            return None  # the keys are pieces only: another board's positions are not in this solution
         return self.index.get(self._key(position))
 
     def lookup(self, position: Position) -> tuple[int, float]:

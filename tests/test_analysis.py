@@ -8,7 +8,8 @@ from solver.analysis import Analyzer
 from solver.engine.retro import RetroOracle
 from solver.notation import game_name
 from solver.reference import ReferenceOracle
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, O, X
+from solver.formats import parse_position
+from solver.rules import CLASSIC, CS61B, JUMP3, UAI, O, Position, X
 
 SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2), (2, 2), (1, 5), (2, 5)]
 
@@ -129,3 +130,17 @@ def test_the_line_is_as_deep_as_fits_and_the_tree_is_whole():
     assert wide.line == s.tree and marks(wide.line) == set()
     fixed = Analyzer(an.oracle, orth_depth=2).summary(p)
     assert fixed.line == fixed.tree == an.orthodox(p, 2) and fixed.line_depth == 2
+
+
+def test_one_analyzer_keeps_boards_with_the_same_pieces_apart():
+    shared = Analyzer(ReferenceOracle())
+    open_board, blocked = parse_position("x...o").position, parse_position("x#..o").position
+    assert shared.stops(open_board) == (-3, 3)
+    assert shared.stops(blocked) == Analyzer(ReferenceOracle()).stops(blocked) == (-4, -4)
+
+
+def test_retro_ignores_a_counter_given_under_the_classic_rules():
+    p = parse_position("x..\n...\n..o").position
+    q = Position(p.board, p.x, p.o, p.turn, 7, p.rules)  # the API lets a classic position carry one
+    oracle = RetroOracle(p.board, p.rules)
+    assert oracle.lookup(q) == oracle.lookup(p) == RetroOracle(p.board, p.rules).lookup(p)

@@ -3,7 +3,6 @@ the typed core (the type checker runs here), and the inputs users already have."
 
 import doctest
 import importlib
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -34,11 +33,10 @@ def test_the_readme_examples_run():
     assert result.attempted >= 15 and result.failed == 0, result
 
 
-@pytest.mark.parametrize("module", ["solver", "solver.solving", "solver.rules", "solver.board", "solver.notation",
-                                    "solver.fen", "solver.formats", "solver.analysis", "solver.report"])
+@pytest.mark.parametrize("module", ["solver", "solver.solving", "solver.rules", "solver.board", "solver.notation"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0, result
+    assert result.attempted > 0 and result.failed == 0, result
 
 
 def test_the_package_type_checks():
@@ -140,10 +138,10 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
 
 def test_the_retro_engine_reports_its_phases_when_it_takes_long_enough():
     events = []
-    p = Position.start(3, 4)
+    p = Position.start(3, 5)  # a few seconds: both phases outlast the 50 ms between reports
     RetroOracle(p.board, CLASSIC, progress=events.append).prepare([p])
     phases = [e.phase for e in events]
-    assert set(phases) <= {"enumerating", "solving"}
+    assert set(phases) == {"enumerating", "solving"} and phases.index("solving") > phases.index("enumerating")
     assert all(e.unit == "positions" and e.done >= 0 for e in events)
     solving = [e for e in events if e.phase == "solving"]
     assert all(e.total is not None and e.done <= e.total for e in solving)
@@ -251,7 +249,7 @@ def test_random_positions_for_comparisons_are_seeded_and_not_over():
     board = Position.start(3, 3).board
     a, b = positions(board, 10, (1, 2), 5), positions(board, 10, (1, 2), 5)
     assert a == b and all(not q.is_over() and 1 <= q.empty.bit_count() <= 2 for q in a)
-    assert random.Random(5).random() != 0  # (the generator is the stdlib's, seeded)
+    assert positions(board, 10, (1, 2), 6) != a  # another seed, other positions
 
 
 def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, monkeypatch, caplog):

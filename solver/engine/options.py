@@ -261,7 +261,7 @@ def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000)
     :meth:`solver.analysis.Analyzer.options`. Raises RuntimeError past ``limit`` positions."""
     start = board.replace(turn=side)
     m, t = mover_bits(start)
-    oracle.indices(*oracle._bits([start]))
+    oracle.indices(*oracle._bits([start])[:2])
     sign = 1 if side == X else -1
     T = oracle.tables
     out = option_closure(np.uint64(m), np.uint64(t), np.int64(start.counter), keep is not None,

@@ -50,7 +50,7 @@ from ..oracle import Oracle, Progress, ProgressCallback
 from ..rules import Position, Rules, Side
 from .bits import popcount, prefetch
 from .counters import ENTRY_BYTES, solve_tiers
-from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, next_counter, play
+from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, play
 from .options import OptionArrays, options_of
 from .runtime import Run
 from .solved import (EMPTY_SLOT, INF, MAX_MOVES, probe_slot, rebuild_table, slot_index, lookup,
@@ -74,7 +74,7 @@ HISTORY_BYTES = 16 * 8
 
 @njit(cache=True, nogil=True)
 def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playable, adj, jmp, reach, canon, rules,
-                    boards, max_states, max_bytes, progress, abort):
+                    max_states, max_bytes, progress, abort):
     """Breadth-first enumeration of what the roots reach beyond the first ``known`` positions.
 
     ``table`` and ``k1``, ``k2``, ``k3`` (keys, with spare capacity) hold the positions solved
@@ -83,8 +83,9 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
     child): the (maybe regrown) table and key arrays, the new count n, and for each new
     position s: ``final[s - known]``, the mover's final score if the game is over, else
     NOT_FINAL, and ``child[start[s - known]:start[s - known + 1]]``, the indices of the
-    positions after each move. With ``boards`` the counter is left out (always 0: rule sets
-    with a counter, solved per board by :mod:`.counters`). ``progress[0]`` counts positions,
+    positions after each move. The counter is left out (always 0): under the classic rules it
+    plays no part, and rule sets with a counter are solved per board by :mod:`.counters`.
+    ``progress[0]`` counts positions,
     ``progress[1]`` expanded ones.
     """
     cap = k1.shape[0]
@@ -172,7 +173,7 @@ def enumerate_graph(roots_m, roots_t, roots_c, table, k1, k2, k3, known, playabl
             for i in range(nchildren):
                 a, b = play(m, t, moves[i], adj)
                 cm, ct, _ = canonical(a, b, canon)
-                nc = 0 if boards else next_counter(c, moves[i], rules)
+                nc = 0  # boards: the counter is not part of the key
                 todo_m[i], todo_t[i], todo_c[i] = cm, ct, nc
                 # start loading the child's table row while the other children are computed
                 prefetch(flat, 3 * np.int64(key_hash(cm, ct, np.int32(nc)) & np.uint64(mask)))
@@ -414,7 +415,7 @@ class RetroOracle(Oracle):
         return (np.array([b[0] for b in bits], np.uint64), np.array([b[1] for b in bits], np.uint64),
                 np.array([p.counter for p in positions], np.int64))
 
-    def indices(self, qm, qt, qc=None, solve: bool = True):
+    def indices(self, qm, qt, solve: bool = True):
         """Indices of positions given as arrays (mover's pieces, other pieces; the counter is not
         part of the key); with ``solve``, positions not solved yet are solved first (else their
         index is -1)."""
@@ -422,19 +423,19 @@ class RetroOracle(Oracle):
         if solve:
             miss = idx < 0
             if miss.any():
-                self._solve(qm[miss], qt[miss], np.zeros(int(miss.sum()), np.int64) if qc is None else qc[miss])
+                self._solve(qm[miss], qt[miss])
                 idx = lookup(self.table, qm, qt, self.tables.canon)
         return idx
 
     def values(self, qm, qt, qc):
         """(values for the mover, depths) of positions given as arrays; depth INF: infinite play."""
-        idx = self.indices(qm, qt, qc)
+        idx = self.indices(qm, qt)
         hstart, hk, hv, ha, hb, limit = self.entries
         return values_at(idx, qc.astype(np.int64), hstart, hk, hv, ha, hb, limit)
 
     def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
         if roots:
-            self.indices(*self._bits(roots))
+            self.indices(*self._bits(roots)[:2])
 
     def lookup(self, position: Position) -> tuple[int, float]:
         (out,) = self.lookup_many([position])
@@ -454,18 +455,18 @@ class RetroOracle(Oracle):
         if self.progress is not None:
             self.progress(Progress(phase, int(done), total, "positions", time.monotonic() - self._t0))
 
-    def _solve(self, rm: np.ndarray, rt: np.ndarray, rc: np.ndarray) -> None:
-        """Extend the solution with everything the roots reach (arrays of mover bits and counters)."""
+    def _solve(self, rm: np.ndarray, rt: np.ndarray) -> None:
+        """Extend the solution with every board the roots reach (arrays of mover bits)."""
         T = self.tables
         self._t0 = time.monotonic()
         known = self.n
         run = Run()
-        roots_c = np.zeros(rm.shape[0], np.int64) if self.boards else rc.astype(np.int64)
+        roots_c = np.zeros(rm.shape[0], np.int64)  # boards: the counter is not part of the key
         budget = self.max_memory * BYTES_PER_STATE // (BYTES_PER_STATE + (HISTORY_BYTES if self.boards else 0))
         try:
             status, table, k1, k2, k3, n, final, start, child = run.call(
                 enumerate_graph, rm, rt, roots_c, self.table, self.k1, self.k2, self.k3, known,
-                T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.boards, self.max_states,
+                T.playable, T.adj, T.jmp, T.reach, T.canon, T.rules, self.max_states,
                 budget, run.progress, run.abort, deadline=self.deadline,
                 on_tick=lambda pr: self._report("enumerating", pr[0]))
             found = int(run.progress[0])
