@@ -451,7 +451,6 @@ class DirectoryStore:
         self.rules = rules
         self.index = dense_index(board)
         self._cache: dict[int, np.ndarray] = {}
-        self.bytes_written = 0
 
     def path(self, tier: int) -> Path:
         return tier_path(self.directory, self.board, tier)
@@ -477,7 +476,7 @@ class DirectoryStore:
         return self._cache[tier]
 
     def save(self, tier: int, codes: np.ndarray) -> None:
-        self.bytes_written += write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
+        write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
         self._cache = {tier: codes}
 
 
@@ -706,7 +705,6 @@ class Tablebase:
             x = int(edge[i])
             m = PASS if move[x] < 0 else Move(int(frm[x]), int(to[x]))
             out.append((v, d, m))
-        self.probes += len(positions)
         return out
 
     def probe(self, position: Position) -> tuple[int, float]:
@@ -843,8 +841,3 @@ def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, e
             progress(k)
     return Comparison("search", len(positions), bad, first, time.perf_counter() - t0)
 
-
-def tier_sizes(board: Board) -> list[int]:
-    """Numbers in each tier of the index (0 empty squares first)."""
-    ix = dense_index(board)
-    return [ix.tier_size(e) for e in range(ix.n + 1)]

@@ -52,7 +52,6 @@ from .engine import tier_kernels as TK
 
 LOGGER = logging.getLogger(__name__)
 
-NOT_FINAL = int(TK.NOT_FINAL)
 UNUSED = int(TK.UNUSED)
 DEFAULT_CHUNK = 1 << 18
 
@@ -167,7 +166,6 @@ class TierReport:
     positions: int = 0       # numbers that are positions
     seconds: float = 0.0
     max_depth: int = 0
-    levels: int = 0
     cpu_seconds: float = 0.0
 
 
@@ -305,7 +303,6 @@ class TierSolver:
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)
                 self._check_stop()
-            rep.levels += 1
         codes, maxd = TK.encode(value, depth)
         rep.max_depth = int(maxd)
         if maxd > TK.MAX_DEPTH:

@@ -88,8 +88,8 @@ from numba import njit
 
 from .bits import popcount
 from .kernels import grow, grow_rows, material, reaches_empty
+from .tier_kernels import NOT_FINAL
 
-NOT_FINAL = 1000  # as in retro.py: ``final`` of a board whose game is not over
 OK, OUT_OF_MEMORY, ABORTED = 0, 1, 3  # as in retro.py
 ENTRY_BYTES = 8 + 20  # a history triple, and its line in a tier's log while the tier is solved
 BIG = np.int64(1) << 40

@@ -35,12 +35,11 @@ from numba import njit
 
 from .bits import lowest_square, popcount
 from .kernels import game_status, grow, moves_or_pass, play, reaches_empty, transform
+from .tier_kernels import NOT_FINAL, UNUSED  # the ``final`` codes the tier solver reads
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
 U255 = np.uint64(255)
-NOT_FINAL = np.int16(1000)   # ``final`` of a position whose game is not over
-UNUSED = np.int16(-1000)     # ``final`` of a number that is not a canonical position
 MAX_MOVES = 64 * 25
 
 

@@ -53,12 +53,11 @@ from .counters import ENTRY_BYTES, solve_tiers
 from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, play
 from .options import OptionArrays, options_of
 from .runtime import Run
-from .solved import (EMPTY_SLOT, INF, MAX_MOVES, probe_slot, rebuild_table, slot_index, lookup,
+from .solved import (INF, MAX_MOVES, new_table, probe_slot, rebuild_table, slot_index, lookup,
                      values_at)
 from .tables import build_tables, mover_bits
-from .tier_kernels import counting_order, settle
+from .tier_kernels import NOT_FINAL, counting_order, settle
 
-NOT_FINAL = np.int16(1000)  # ``final`` of a position whose game is not over
 
 # Status codes returned by the kernels.
 OK, OUT_OF_MEMORY, TOO_MANY_STATES, ABORTED = 0, 1, 2, 3
@@ -382,8 +381,7 @@ class RetroOracle(Oracle):
         self.limit = rules.limit if self.boards else 0
         self.unit = "boards (every counter value)" if self.boards else "positions"
         self.n = 0  # positions (boards) solved: indices 0 .. n - 1 of the arrays below
-        self.table = np.zeros((1024, 3), np.uint64)
-        self.table[:, 2] = EMPTY_SLOT
+        self.table = new_table(1024)
         self.k1 = np.empty(1024, np.uint64)
         self.k2 = np.empty(1024, np.uint64)
         self.k3 = np.empty(1024, np.int32)

@@ -233,22 +233,8 @@ def level_events(k, value, depth, wk, wd, lk, ld):
                 ew[b] = k
                 ed[b] = ld[i]
                 b += 1
-    # counting sort by depth, in place of a sort (events are many: keep them small)
-    count = np.zeros(maxd + 2, np.int64)
-    for i in range(ne):
-        count[ed[i] + 1] += 1
-    for j in range(maxd + 1):
-        count[j + 1] += count[j]
-    sidx = np.empty(ne, np.int64)
-    sw = np.empty(ne, np.int8)
-    sd = np.empty(ne, np.int16)
-    for i in range(ne):
-        j = count[ed[i]]
-        count[ed[i]] += 1
-        sidx[j] = eidx[i]
-        sw[j] = ew[i]
-        sd[j] = ed[i]
-    return terms, sidx, sw, sd
+    o = counting_order(ed, maxd + 1)  # by depth, stable
+    return terms, eidx[o], ew[o], ed[o]
 
 
 @njit(cache=True, nogil=True)
