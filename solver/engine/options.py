@@ -21,10 +21,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..rules import PASS, Move, X
+from ..rules import X
 from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
 from .solved import EMPTY_SLOT, INF, MAX_MOVES, new_table, position_value, probe_slot
-from .tables import mover_bits
+from .tables import code_move, mover_bits
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2
 # The columns of option_closure's rows of options.
@@ -246,7 +246,7 @@ class OptionArrays(NamedTuple):
         while v > 0:
             codes += [-1, int(self.node_move[v])]
             v = int(self.node_parent[v])
-        return [PASS if c < 0 else Move(-1, c) if c < 64 else Move((c >> 6) - 1, c & 63) for c in reversed(codes)]
+        return [code_move(c) for c in reversed(codes)]
 
 
 def square_keys(board) -> np.ndarray:

@@ -141,7 +141,7 @@ BUCKET = 4
 S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP, S_PROBES, S_HITS, S_TTCUTS, S_CUTS, S_FIRSTCUTS, S_STORES, \
     S_PENDING, S_VALIDATED, S_DISCARDED, S_REPS, S_ETC, S_VISITS, S_CHITS, S_TERMINAL, S_HCUTS, S_GENERATED, \
     S_SEARCHED = range(21)
-NSTATS = 24
+NSTATS = 21
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 
@@ -915,16 +915,12 @@ class SearchBounds:
 
 @dataclass
 class SearchStatus:
-    """Progress of a search for a callback: nodes so far, elapsed seconds, the interval being narrowed."""
+    """What a search has proved so far, for the progress callback: the interval being narrowed
+    (the mover's side) and the best move found (a code)."""
 
-    nodes: int
-    seconds: float
     lower: int
     upper: int
-    best_move: int | None
-    threshold: int | None
-    probes: int = 0
-    hits: int = 0
+    best_move: int | None = None
 
 
 class SearchOracle(Oracle):
@@ -1029,14 +1025,12 @@ class SearchOracle(Oracle):
     def _tick(self, _progress: np.ndarray) -> None:
         if self.progress is not None and self._status is not None:
             st = self._status
-            st.nodes = int(self.stats[S_NODES]) - self._start_nodes
-            st.seconds = time.monotonic() - self._start
-            st.probes = int(self.stats[S_PROBES])
-            st.hits = int(self.stats[S_HITS])
+            nodes = int(self.stats[S_NODES]) - self._start_nodes
             root = self._root
             lo, hi = (st.lower, st.upper) if root is None or root.turn == X else (-st.upper, -st.lower)
             move = None if st.best_move is None else code_move(st.best_move)
-            self.progress(Progress("searching", st.nodes, None, "nodes", st.seconds, root, lo, hi, move))
+            self.progress(Progress("searching", nodes, None, "nodes", time.monotonic() - self._start, root, lo, hi,
+                                   move))
 
     # -- one test ---------------------------------------------------------------------------------
 
@@ -1139,7 +1133,7 @@ class SearchOracle(Oracle):
         hi = S if upper is None else min(S, upper)
         best_move, best_lower = None, -S
         guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
-        self._status = SearchStatus(int(self.stats[S_NODES]), 0.0, lo, hi, None, None)
+        self._status = SearchStatus(lo, hi)
         self._start, self._start_nodes = t0, start_nodes
         stopped = None
         budget = 1 << 16
@@ -1168,7 +1162,7 @@ class SearchOracle(Oracle):
                 break
             progressed = False
             for k in todo:
-                self._status.lower, self._status.upper, self._status.threshold = lo, hi, k
+                self._status.lower, self._status.upper = lo, hi
                 try:
                     holds, r = self.test(mine, theirs, counter, value_threshold(k),
                                          node_limit=int(self.stats[S_NODES]) + budget)
@@ -1245,7 +1239,7 @@ class SearchOracle(Oracle):
         mine, theirs, counter = self._bits(p)
         key = self._key(mine, theirs, counter)
         if key in self._values:
-            u = self._values[key][0]
+            u = self._values[key]
             known = self._proved.get(key)
             code = known[0] if known else None
             return Bounds(u, u, None if code is None else code_move(code), known[1] if known else u)
@@ -1260,7 +1254,7 @@ class SearchOracle(Oracle):
         self._bounds[key] = (b.lower, b.upper, b.best_move if b.best_lower > -self.squares else None,
                              b.best_lower)
         if b.exact:
-            self._values[key] = (b.lower, None)
+            self._values[key] = b.lower
             self._proved[key] = (b.best_move, b.best_lower)
         return Bounds(b.lower, b.upper, None if b.best_move is None else code_move(b.best_move), b.best_lower,
                       b.nodes, b.seconds, b.stopped, b.outcome_seconds)
@@ -1279,8 +1273,8 @@ class SearchOracle(Oracle):
         code = None if move is None else move_code(move)
         self._bounds[key] = (lower, upper, code, move_lower if code is not None else -self.squares)
 
-    def value_of(self, mine, theirs, counter) -> tuple[int, int | None]:
-        """(value for the mover, a score in that value's band); raises LimitError with ``bounds``."""
+    def value_of(self, mine, theirs, counter) -> int:
+        """The value for the mover; raises LimitError with ``bounds``."""
         key = self._key(mine, theirs, counter)
         if key in self._values:
             return self._values[key]
@@ -1289,8 +1283,8 @@ class SearchOracle(Oracle):
         if not b.exact:
             self._bounds[key] = (b.lower, b.upper, None, -self.squares)
             raise self._limit_error(b)
-        self._values[key] = (b.lower, None)
-        return b.lower, None
+        self._values[key] = b.lower
+        return b.lower
 
     def stop_message(self, reason: str) -> str:  # noqa: D102 - the contract's
         """Why a search stopped, in a few words ('' for an interrupt)."""
@@ -1300,15 +1294,16 @@ class SearchOracle(Oracle):
 
     def _limit_error(self, b: SearchBounds) -> BaseException:
         done = f"the search stopped after {int(self.stats[S_NODES]):,} nodes"
+        why = self.stop_message(b.stopped or "")
         err: BaseException
         if b.stopped == "interrupt":
             err = KeyboardInterrupt()
         elif b.stopped == "time":
-            err = TimeLimitError(f"{done}: out of time")
+            err = TimeLimitError(f"{done}: {why}")
         elif b.stopped == "nodes":
-            err = StateLimitError(f"the search went past {self.node_limit:,} nodes", int(self.stats[S_NODES]))
+            err = StateLimitError(why, int(self.stats[S_NODES]))
         elif b.stopped == "stack":
-            err = MemoryLimitError(f"{done}: a line of play outgrew the memory budget ({self.max_stack:,} plies)")
+            err = MemoryLimitError(f"{done}: {why}")
         else:
             err = LimitError(done)
         err.bounds = b  # type: ignore[union-attr]  # what was proved, for a caller that wants it
@@ -1331,11 +1326,18 @@ class SearchOracle(Oracle):
         if r is not None:
             return mover_value(p, r) * int(M)
         mine, theirs, counter = self._bits(p)
-        u, _ = self.value_of(mine, theirs, counter)
+        u = self.value_of(mine, theirs, counter)
         if u == 0:
             return 0
         d = self.depth_of(mine, theirs, counter, u)
         return u * int(M) - d if u > 0 else u * int(M) + d
+
+    def _test_or_raise(self, mine, theirs, counter, s, value: int = 0) -> tuple[bool, int]:
+        """:meth:`test`, a stop raised as the limit error (with ``value`` as the bounds, when known)."""
+        try:
+            return self.test(mine, theirs, counter, s)
+        except SearchStopped as stop:
+            raise self._limit_error(SearchBounds(value, value, None, value, 0, 0.0, stop.reason)) from None
 
     def keeps(self, p, move, score: int) -> bool:
         """Does the move reach the mover's score ``score`` (an exact score of p, not 0)?"""
@@ -1346,11 +1348,7 @@ class SearchOracle(Oracle):
             return _parent_score_py(-child) >= score
         mine, theirs, counter = self._bits(c)
         # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
-        try:
-            holds, _ = self.test(mine, theirs, counter, -_widen_py(score) + 1)
-        except SearchStopped as stop:
-            raise self._limit_error(SearchBounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
-        return not holds
+        return not self._test_or_raise(mine, theirs, counter, -_widen_py(score) + 1)[0]
 
     def keeps_value(self, p, move, u: int) -> bool:
         """Does the move keep the mover's value u?"""
@@ -1359,11 +1357,7 @@ class SearchOracle(Oracle):
         if r is not None:
             return -mover_value(c, r) == u
         mine, theirs, counter = self._bits(c)
-        try:
-            holds, _ = self.test(mine, theirs, counter, value_threshold(1 - u))
-        except SearchStopped as stop:
-            raise self._limit_error(SearchBounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
-        return not holds
+        return not self._test_or_raise(mine, theirs, counter, value_threshold(1 - u))[0]
 
     def preferred(self, p, score: int):
         """The preferred move (SPEC section 4) of a position whose exact score is ``score``
@@ -1389,7 +1383,7 @@ class SearchOracle(Oracle):
         r = p.result()
         if r is not None:
             return mover_value(p, r)
-        return self.value_of(*self._bits(p))[0]
+        return self.value_of(*self._bits(p))
 
     def lookup(self, p: Position) -> tuple[int, float]:
         key = self._key(*self._bits(p))
@@ -1400,13 +1394,10 @@ class SearchOracle(Oracle):
             result: tuple[int, float] = (mover_value(p, r), 0)
         else:
             mine, theirs, counter = self._bits(p)
-            u, _ = self.value_of(mine, theirs, counter)
+            u = self.value_of(mine, theirs, counter)
             result = (u, self.depth_of(mine, theirs, counter, u) if u else self._draw_depth(p))
         self._results[key] = result
         return result
-
-    def lookup_many(self, positions):
-        return [self.lookup(p) for p in positions]
 
     def depth_of(self, mine, theirs, counter, u) -> int:
         """Depth of a position of known value u != 0: its exact score inside u's band, by
@@ -1422,10 +1413,7 @@ class SearchOracle(Oracle):
         # MTD(f) from the proved lower bound: the fail-soft answers jump towards the score
         s = lo + 1
         while lo < hi:
-            try:
-                holds, r = self.test(mine, theirs, counter, s)
-            except SearchStopped as stop:
-                raise self._limit_error(SearchBounds(u, u, None, u, 0, 0.0, stop.reason)) from None
+            holds, r = self._test_or_raise(mine, theirs, counter, s, u)
             if holds:
                 lo = max(lo, min(r, hi))
                 s = lo + 1
