@@ -463,7 +463,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
             if isinstance(item, PositionFormatError):
                 pending[i] = error_record(item)
                 continue
-            prior = done.get(fingerprint(item, options))
+            prior = done.get(fingerprint(item, options)) if done else None  # no earlier output: nothing to reuse
             if prior is not None:
                 summary.resumed += 1
                 records[i] = prior

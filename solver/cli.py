@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 
@@ -61,7 +61,7 @@ SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html
 class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error: ``ataxx-solve: error: argument --timeout: ... (see --help)``."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_INPUT, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
@@ -283,11 +283,8 @@ def solve_command(argv: list[str]) -> int:
         elif args.dot or args.svg:
             try:
                 _write_pictures(args, report, analyzer, solved)
-            except OutputError as exc:
+            except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
                 _say(f"ataxx-solve: cannot write {exc}")
-                return EXIT_INPUT
-            except OSError as exc:
-                _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
                 return EXIT_INPUT
         _print_report(args, report)
     return status
@@ -465,14 +462,6 @@ def bench_command(argv: list[str]) -> int:
     if not args.json:
         print(bench.table(rows))
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
-
-
-def _missing_table_text(tables, position) -> str:
-    try:
-        tables.require(position.board, position.rules)
-    except MissingTableError as exc:
-        return str(exc)
-    return ""
 
 
 def _open_cache(args):
@@ -654,9 +643,10 @@ def verify_command(argv: list[str]) -> int:
     tables = open_tables(args.tables, "ataxx-solve verify")
     if tables is not None:
         for c in choices:
-            if not tables.covers(c.position.board, c.position.rules):
-                print(f"{c.entry.source}:{c.entry.line}: "
-                      f"{_missing_table_text(tables, c.position)}", file=sys.stderr)
+            try:
+                tables.require(c.position.board, c.position.rules)
+            except MissingTableError as exc:
+                _say(f"{c.entry.source}:{c.entry.line}: {exc}")
                 return EXIT_INPUT
     done = [0]
 
@@ -715,11 +705,8 @@ def verify_command(argv: list[str]) -> int:
         try:
             write_output(args.html, html_report(checks, summaries, verifier,
                                                 "Ataxx move audit: " + ", ".join(args.files)), "html", args.files)
-        except OutputError as exc:
+        except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
             _say(f"ataxx-solve: cannot write {exc}")
-            return EXIT_INPUT
-        except OSError as exc:
-            _say(f"ataxx-solve: cannot write {exc.filename}: {exc.strerror}")
             return EXIT_INPUT
         _say(f"wrote {args.html}")
     if interrupted:
@@ -800,6 +787,7 @@ def tables_command(argv: list[str]) -> int:
         index = dense_index(board)
     except (ValueError, TableError) as exc:
         p.error(f"argument BOARD: {exc}")
+    tiers = _tier_range(p, args.tiers, index.n)  # before a cluster starts
     from .tiersolver import LocalExecutor  # start-up: the tier solver loads the compiled kernels
 
     bars = _TierBars(index.n + 1)
@@ -816,7 +804,7 @@ def tables_command(argv: list[str]) -> int:
         try:
             if args.action == "build":
                 return _tables_build(board, args.dir, executor, bars)
-            return _tables_check(board, args.dir, executor, bars, _tier_range(p, args.tiers, index.n))
+            return _tables_check(board, args.dir, executor, bars, tiers)
         finally:
             bars.close()
             executor.close()
@@ -847,14 +835,19 @@ def _tables_build(board, directory, executor, bars) -> int:
     return EXIT_OK
 
 
-def _tier_range(p, text: str | None, n: int) -> list[int]:
+def _range(text: str) -> tuple[int, int] | None:
+    """``A-B`` or ``A`` in ASCII digits (at most 3 each), or None."""
+    m = re.fullmatch(r"([0-9]{1,3})(?:-([0-9]{1,3}))?", text)
+    return (int(m.group(1)), int(m.group(2) or m.group(1))) if m else None
+
+
+def _tier_range(p: argparse.ArgumentParser, text: str | None, n: int) -> list[int]:
     if text is None:
         return list(range(n + 1))
-    a, _, b = text.partition("-")
-    try:
-        lo, hi = int(a), int(b or a)
-    except ValueError:
+    found = _range(text)
+    if found is None:
         p.error(f"argument --tiers: {text!r} is not a range like 0-4")
+    lo, hi = found
     if not 0 <= lo <= hi <= n:
         p.error(f"argument --tiers: tiers go from 0 to {n}, not {text}")
     return list(range(lo, hi + 1))
@@ -891,8 +884,7 @@ def _tables_dir(args: argparse.Namespace) -> Tablebase:
 
 def _empty_range(p: argparse.ArgumentParser, text: str, squares: int) -> tuple[int, int]:
     """``--empty A-B`` (or ``A``): ASCII digits, 0 <= A <= B <= the board's squares."""
-    m = re.fullmatch(r"([0-9]{1,3})(?:-([0-9]{1,3}))?", text)
-    lo, hi = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (1, 0)
+    lo, hi = _range(text) or (1, 0)
     if not 0 <= lo <= hi <= squares:
         p.error(f"argument --empty: {quote(text)} is not a range like 1-4 within the {squares} squares")
     return lo, hi

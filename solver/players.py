@@ -153,7 +153,7 @@ class BuiltinAsker:
 
     def __init__(self, spec: str, seed: int | None = 0):
         self.player = make_player(spec, seed)
-        self.name = "builtin:" + spec.split(":", 1)[1] if spec.startswith("builtin:") else spec
+        self.name = repr(self.player)  # builtin:NAME, as make_player read it
 
     def bestmove(self, p: Position) -> str:
         return p.move_name(self.player.choose(p))

@@ -294,11 +294,10 @@ def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifie
     interrupted by Ctrl-C keeps those done so far."""
     checks = [] if into is None else into
 
-    def add(c: Check | None) -> None:
-        if c is not None:
-            checks.append(c)
-            if on_check:
-                on_check(c)
+    def add(c: Check) -> None:
+        checks.append(c)
+        if on_check:
+            on_check(c)
 
     for choice in choices:
         if choice.move is not None:
