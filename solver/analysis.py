@@ -82,6 +82,15 @@ class Interval:
     def unknown(cls, squares: int) -> "Interval":
         return cls(-squares, squares, squares)
 
+    @classmethod
+    def from_mover(cls, turn: Side, lower: int, upper: int, squares: int) -> "Interval":
+        """The interval (X's side) of bounds proved from the side to move's view."""
+        return cls(lower, upper, squares) if turn == X else cls(-upper, -lower, squares)
+
+    def for_mover(self, turn: Side) -> tuple[int, int]:
+        """(lower, upper) from the side to move's view."""
+        return (self.lower, self.upper) if turn == X else (-self.upper, -self.lower)
+
     @property
     def exact(self) -> bool:
         return self.lower == self.upper
@@ -379,9 +388,6 @@ class Analyzer:
                 if key not in found:
                     found[key] = Option(seq, q, tuple(move_order_key(board.board, m) for m in seq))
         return list(found.values())
-
-    def option_stops(self, option: Option) -> tuple[int, int]:
-        return self.stops(option.position)
 
     def best_option(self, board: Position, side: Side, keep: int) -> Option | None:
         """X's (or O's) best option of a hot board: keeps the stop ``keep``, then the best stop

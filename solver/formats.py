@@ -213,13 +213,19 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
                            "(expected x, o, # for a block, . or space for empty)", source, n)
             row.append(_GRID_CELLS[ch])
         cells.append(row)
-    width = len(cells[0])
-    if width == 0:
+    if not cells[0]:
         raise PositionFormatError("empty grid row", source, rows[0][0])
-    for (n, _), row in zip(rows, cells):
+    return _board_of_rows([n for n, _ in rows], cells, source)
+
+
+def _board_of_rows(numbers: list[int], cells: list[list[str]], source: str) -> tuple[Board, int, int]:
+    """(board, X, O) from the decoded rows of any grid format (``numbers``: their input lines);
+    every row must have the first row's width."""
+    width = len(cells[0])
+    for n, row in zip(numbers, cells):
         if len(row) != width:
             raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
-    return board_from_rows(cells, source, rows[0][0])
+    return board_from_rows(cells, source, numbers[0])
 
 
 def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[Board, int, int]:
@@ -238,11 +244,7 @@ def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
         if not row:
             raise PositionFormatError("empty colon-grid row", source, n)
         cells.append(row)
-    width = len(cells[0])
-    for (n, _), row in zip(lines, cells):
-        if len(row) != width:
-            raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}", source, n)
-    return board_from_rows(cells, source, lines[0][0])
+    return _board_of_rows([n for n, _ in lines], cells, source)
 
 
 _CS61B_CELLS = {"r": "x", "b": "o", "-": ".", "X": "#"}
@@ -280,12 +282,7 @@ def parse_cs61b(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
         if not row:
             raise PositionFormatError("empty row in a CS 61B board dump", source, n)
         cells.append(row)
-    width = len(cells[0])
-    for (n, _), row in zip(rows, cells):
-        if len(row) != width:
-            raise PositionFormatError(f"ragged rows: this row has {len(row)} squares, the first row has {width}",
-                                      source, n)
-    return board_from_rows(cells, source, rows[0][0])
+    return _board_of_rows([n for n, _ in rows], cells, source)
 
 
 def grid_rows(board: Board, x: int, o: int) -> list[str]:
@@ -385,7 +382,7 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
     if "counter" in headers:
         n = header_lines["counter"]
         value = whole_field(headers["counter"], "counter", source, n)
-        if kind == "fen" and counter and counter != value and rules.counter:
+        if kind == "fen" and counter and counter != value:  # (counter is 0 under rules without one)
             raise PositionFormatError(f"counter {value} contradicts the FEN's counter {counter}", source, n)
         counter = value
     sides: tuple[Side, ...] = (side_given,) if side_given else (X, O)

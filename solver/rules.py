@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .board import Board, popcount, squares_of
-from .fen import read_fen, write_fen_board
+from .fen import quote, read_fen, write_fen_board
 
 
 class Side(str, enum.Enum):
@@ -57,10 +57,6 @@ class Side(str, enum.Enum):
 X = Side.X
 O = Side.O
 SIDES = (X, O)
-
-
-def other(side: Side) -> Side:
-    return Side(side).other
 
 
 def side_name(side: Side | str) -> str:
@@ -190,7 +186,7 @@ def parse_move_text(board: Board, text: str) -> tuple[Move, int | None]:
     if t in PASS_WORDS:
         return PASS, None
     if len(t) > MAX_MOVE_TEXT:
-        raise InvalidMoveError(f"{text[:MAX_MOVE_TEXT]!r}... ({len(text):,} characters) is not a move")
+        raise InvalidMoveError(f"{quote(text, MAX_MOVE_TEXT)} is not a move")
     m = re.fullmatch(r"([a-z]+[0-9]+)-?([a-z]+[0-9]+)?", t)
     if not m:
         raise InvalidMoveError(f"{text!r} is not a move (expected like c3, a1c3 or 0000)")

@@ -30,7 +30,6 @@ from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class
 from .engine import ALGORITHMS, choose_algorithm, warm_up
 from .formats import Entry, parse_position
 from .limits import LimitError, Limits
-from .notation import signed
 from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
 from .reference import ReferenceOracle
 from .report import BoardResult, Report, SideResult
@@ -144,10 +143,6 @@ def _entry(what: Entry | Position | str, rules: Rules) -> Entry:
     return parse_position(what, rules=rules)
 
 
-def _x_interval(p: Position, lower: int, upper: int, squares: int) -> Interval:
-    return Interval(lower, upper, squares) if p.turn == X else Interval(-upper, -lower, squares)
-
-
 def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dominance: bool,
            outcome_only: bool, known: Mapping[Side, SideResult] | None) -> Report:
     """The work of :meth:`Solver.solve`. With an oracle that proves bounds (the search
@@ -172,8 +167,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             hit = (known or {}).get(res.side)
             if hit is not None:
                 p = res.position
-                lower, upper = (hit.interval.lower, hit.interval.upper) if p.turn == X else \
-                    (-hit.interval.upper, -hit.interval.lower)
+                lower, upper = hit.interval.for_mover(p.turn)
                 move = bound = None
                 if hit.best_move is not None and hit.best_bound is not None and p.is_legal(hit.best_move):
                     move = hit.best_move
@@ -191,7 +185,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 oracle.deadline = time.monotonic() + (deadline - time.monotonic()) / (len(results) - k)
             nodes0 = oracle.states
             b = oracle.bounds(p, outcome_only=outcome_only)
-            res.interval = _x_interval(p, b.lower, b.upper, squares)
+            res.interval = Interval.from_mover(p.turn, b.lower, b.upper, squares)
             res.nodes = oracle.states - nodes0
             res.stopped = b.stopped
             res.stop_message = oracle.stop_message(b.stopped) if b.stopped else None
@@ -281,9 +275,9 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
                 if lower != want:
                     failures.append(f"expect {key}={want}, solved {lower}")
             elif not lower <= want <= upper:
-                failures.append(f"expect {key}={want}, proved {signed(lower)}..{signed(upper)}")
+                failures.append(f"expect {key}={want}, proved {got.text()}")
             else:
-                failures.append(f"expect {key}={want} not settled: proved {signed(lower)}..{signed(upper)} only")
+                failures.append(f"expect {key}={want} not settled: proved {got.text()} only")
         elif key == "orthodox":
             if orthodox is None:
                 failures.append("expect orthodox= needs a board without a side to move, solved exactly")

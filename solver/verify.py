@@ -108,10 +108,9 @@ class PlayerSummary:
 def verdict(p: Position, best: Interval, played: Interval) -> str:
     """The verdict on a move from what is proved about the position's value (``best``) and the
     move's value (``played``), both X's side: optimal, inaccuracy, blunder or unsettled."""
-    sign = 1 if p.turn == X else -1
     # in the mover's frame: the position is worth [B_lo, B_hi], the move [m_lo, m_hi], m <= B
-    b_lo, b_hi = (best.lower, best.upper) if sign > 0 else (-best.upper, -best.lower)
-    m_lo, m_hi = (played.lower, played.upper) if sign > 0 else (-played.upper, -played.lower)
+    b_lo, b_hi = best.for_mover(p.turn)
+    m_lo, m_hi = played.for_mover(p.turn)
     if m_lo >= b_hi:
         return "optimal"
     if (b_lo > 0 and m_hi <= 0) or (b_lo >= 0 and m_hi < 0):
@@ -131,9 +130,8 @@ def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, tuple[Move, in
     b = analyzer.oracle.bounds(p)
     if b.stopped == "interrupt":
         raise KeyboardInterrupt
-    lo, hi = (b.lower, b.upper) if p.turn == X else (-b.upper, -b.lower)
     best = None if b.best_move is None else (b.best_move, b.best_lower)
-    return Interval(lo, hi, squares), best
+    return Interval.from_mover(p.turn, b.lower, b.upper, squares), best
 
 
 def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Check:
