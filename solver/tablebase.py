@@ -34,6 +34,7 @@ the header line.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -107,6 +108,19 @@ def _byte_tables(squares: list[int], nbytes: int) -> np.ndarray:
                     word |= 1 << where[8 * b + k]
             t[b, v] = word
     return t
+
+
+@functools.cache
+def _byte_pext_pdep() -> np.ndarray:
+    """pext and pdep of a byte under a byte mask (rows 0 and 1, index mask * 256 + byte): the
+    same for every board, so made once per process."""
+    bits8 = np.zeros((2, 65536), np.uint8)
+    for mb in range(256):
+        sqs = [i for i in range(8) if mb >> i & 1]
+        for v in range(256):
+            bits8[0, mb * 256 + v] = sum(1 << j for j, i in enumerate(sqs) if v >> i & 1)
+            bits8[1, mb * 256 + v] = sum(1 << i for j, i in enumerate(sqs) if v >> j & 1)
+    return bits8
 
 
 class DenseIndex:
@@ -191,12 +205,7 @@ class DenseIndex:
                 size = comb(r, er) << (r - er) if 0 <= er <= r else 0
                 offset[e, c + 1] = offset[e, c] + size
             group[e] = offset[e, cstart]
-        bits8 = np.zeros((2, 65536), np.uint8)  # pext and pdep of a byte under a byte mask
-        for mb in range(256):
-            sqs = [i for i in range(8) if mb >> i & 1]
-            for v in range(256):
-                bits8[0, mb * 256 + v] = sum(1 << j for j, i in enumerate(sqs) if v >> i & 1)
-                bits8[1, mb * 256 + v] = sum(1 << i for j, i in enumerate(sqs) if v >> j & 1)
+        bits8 = _byte_pext_pdep()
         meta = np.array([nbytes, r, nclass, rbytes], np.int64)
         self.offset = offset
         self.arrays = (np.uint64(board.playable), sbyte, rbyte, rexp, tern, class_of, symmask, class_m, class_t,
