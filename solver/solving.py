@@ -97,8 +97,7 @@ class Solver:
 
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
                                   node_limit=lim.max_states or 0)
-        if lim.timed:
-            warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
+        warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
         oracle.deadline = lim.deadline_from_now()
         oracle.progress = self.progress
         return oracle

@@ -17,6 +17,7 @@ imports numba, and importing this package alone does not load it.
 
 from __future__ import annotations
 
+import functools
 from math import comb
 
 from ..limits import default_memory_budget
@@ -56,9 +57,11 @@ def choose_algorithm(position: Position, max_memory: int | None = None) -> str:
     return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
 
 
+@functools.cache  # once per process for each algorithm and rule set
 def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
     """Compile (or load from the cache) the kernels an algorithm uses under ``rules`` (a counter
-    has kernels of its own), on a tiny position, so that a time limit counts the solving only."""
+    has kernels of its own), on a tiny position, so that a time limit and the time reported
+    count the solving only."""
     p = Position.start(1, 3, rules)
     if algorithm == "retro":
         # Start-up: importing a compiled engine loads numba; only when that engine is used.
