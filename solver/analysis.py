@@ -20,16 +20,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .notation import CUT, LOOP, Game, Number, Split, game_name, marks, signed, simplest_between
+from .options import OptionArrays
 from .oracle import Oracle
 from .rules import O, PASS, X, Move, Position, Side, move_order_key
-
-if TYPE_CHECKING:  # for annotations only: the options kernels are compiled code
-    from .engine.options import OptionArrays
 
 DEFAULT_ORTH_DEPTH = 8  # levels of the summary's tree (JSON, tree form) when no depth is given
 SUMMARY_WIDTH = 100  # characters of the one-line summary when no depth is given

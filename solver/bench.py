@@ -48,11 +48,13 @@ import numpy as np
 
 from .batch import Options, run_batch
 from .board import Board
-from .engine.tables import mover_bits
+from .bitboards import mover_bits
 from .formats import Entry, parse_fen, parse_position, read_file, write_fen
 from .limits import Limits
 from .notation import game_name
+from .perft import perft
 from .rules import CLASSIC, UAI, O, Position, X, parse_rules
+from .search import SearchOracle
 from .solving import Solver
 from .tablebase import AtaxxGame, Tablebase, build
 
@@ -109,8 +111,6 @@ def _peak_bytes() -> int:
 
 
 def _warm_up() -> None:
-    # Start-up: the compiled kernels load numba; only a benchmark run (not `bench --help`) needs them.
-    from .engine.perft import perft
     from .tiersolver import MemoryStore, TierSolver
 
     p = Position.start(2, 3)
@@ -161,8 +161,6 @@ def _analysis(rows: int, cols: int, board: bool) -> Row:
 
 
 def _perft(depth: int) -> Row:
-    from .engine.perft import perft  # start-up: compiled code, as in _warm_up
-
     p = parse_fen("startpos", UAI)
     t = time.perf_counter()
     n = perft(p, depth)
@@ -175,8 +173,6 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     each searched for ``timeout`` seconds for its exact value, outcome first. The row counts the
     positions that ended with a proved interval and a best move, with the outcome proved, and
     exact, with median times, nodes per second of CPU and the table's hit rate."""
-    from .engine.search import SearchOracle  # start-up: compiled code, as in _warm_up
-
     entries = [e for e in read_file(str(ENDGAME_FILE)) if isinstance(e, Entry)
                and e.position.empty.bit_count() == empties]
     rows, times = [], []

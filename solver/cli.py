@@ -28,13 +28,14 @@ from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .batch import Options, live_status, run_batch
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError, cluster_for
-from .engine.tables import mover_bits
+from .bitboards import mover_bits
 from .files import OutputError, check_output, replace_file
 from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
 from .notation import signed
 from .oracle import Progress
+from .perft import MAX_DEPTH, perft
 from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
@@ -391,8 +392,6 @@ def _count(n: float) -> str:
 
 
 def perft_command(argv: list[str]) -> int:
-    from .engine.perft import MAX_DEPTH, perft  # start-up: perft is compiled code (numba)
-
     p = _Parser(
         prog="ataxx-solve perft",
         description="Count the move sequences of DEPTH plies from a position, as libataxx does "

@@ -2,7 +2,7 @@
 
 An *oracle* answers questions about exact values of positions on one board under one rule
 set. The reference solver (:mod:`solver.reference`), the retrograde engine
-(:mod:`solver.engine.retro`), the search engine (:mod:`solver.engine.search`) and the
+(:mod:`solver.retro`), the search engine (:mod:`solver.search`) and the
 tablebases (:mod:`solver.tablebase`) each implement :class:`Oracle`. As in GamesmanOne's
 tier solver API, every member is marked:
 
@@ -23,13 +23,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar
+from typing import Callable, ClassVar
 
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError
+from .options import OptionArrays
 from .rules import Move, Position, Side, X
-
-if TYPE_CHECKING:  # for annotations only: the options kernels are compiled code
-    from .engine.options import OptionArrays
 
 
 @dataclass(frozen=True)

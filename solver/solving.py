@@ -10,11 +10,11 @@ returns a :class:`~solver.report.Report` of what it proved.
 nothing and build no solver themselves. The algorithms (SPEC section 4):
 
 - ``reference`` (:mod:`solver.reference`): plain Python, by definition; tiny positions.
-- ``retro`` (:mod:`solver.engine.retro`): every reachable position, solved backwards.
-- ``search`` (:mod:`solver.engine.search`): proofs by null-window tests, for boards too large
+- ``retro`` (:mod:`solver.retro`): every reachable position, solved backwards.
+- ``search`` (:mod:`solver.search`): proofs by null-window tests, for boards too large
   to enumerate; under a limit it reports the interval it proved.
 - ``auto`` (the default): the reference solver for a tiny estimate, retro when its tables fit
-  the memory budget, the search otherwise (:func:`solver.engine.choose_algorithm`).
+  the memory budget, the search otherwise (:func:`choose_algorithm`).
 
 With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), positions are
 answered from tablebases instead.
@@ -22,19 +22,68 @@ answered from tablebases instead.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
+from math import comb
 from pathlib import Path
 
 from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class
-from .engine import ALGORITHMS, choose_algorithm, warm_up
 from .formats import Entry, parse_position
-from .limits import LimitError, Limits
+from .limits import LimitError, Limits, default_memory_budget
 from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
 from .reference import ReferenceOracle
+from .retro import RetroOracle
 from .report import BoardResult, Report, SideResult
-from .rules import CLASSIC, X, Position, Rules, Side, parse_rules, side_name
+from .rules import CLASSIC, COUNTER_PLIES, X, Position, Rules, Side, parse_rules, side_name
+from .search import SearchOracle
 from .tablebase import Tablebase, TableOracle
+
+
+ALGORITHMS = ("auto", "retro", "search", "reference")
+
+# Bytes the retro engine needs per position of the estimate (the estimate is an upper
+# bound; from the standard starts about a quarter of it is reachable, with ~15 moves each).
+RETRO_BYTES_PER_ESTIMATED_STATE = 60
+# Below this estimate the pure-Python reference is faster than loading the compiled engine.
+TINY_ESTIMATE = 3000
+
+
+def estimate_states(position: Position, boards: bool = False) -> int:
+    """An upper bound on the positions reachable from ``position``: every way to fill the
+    empty squares that are left or emptied later, up to symmetry, times the counter's range
+    (not with ``boards``: the retro engine solves each board at every counter value at once).
+
+    Jumps move empty squares anywhere, so a position with e empty squares can reach any
+    board with at most e empty squares, coloured any way."""
+    board = position.board
+    s = board.playable.bit_count()
+    e = position.empty.bit_count()
+    total = sum(comb(s, k) * 2 ** (s - k) for k in range(e + 1))
+    rules = position.rules
+    if rules.counter is not None and not boards:
+        total *= max(1, rules.limit - position.counter + 1) if rules.counter == COUNTER_PLIES else rules.limit + 1
+    return max(1, total // len(board.symmetries))
+
+
+def choose_algorithm(position: Position, max_memory: int | None = None) -> str:
+    """The algorithm ``auto`` uses for a position: reference, retro or search."""
+    budget = max_memory if max_memory is not None else default_memory_budget()
+    if estimate_states(position) <= TINY_ESTIMATE:  # what the reference solver enumerates
+        return "reference"
+    return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
+
+
+@functools.cache  # once per process for each algorithm and rule set
+def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
+    """Compile (or load from the cache) the kernels an algorithm uses under ``rules`` (a counter
+    has kernels of its own), on a tiny position, so that a time limit and the time reported
+    count the solving only."""
+    p = Position.start(1, 3, rules)
+    if algorithm == "retro":
+        RetroOracle(p.board, rules).prepare([p])
+    elif algorithm == "search":
+        SearchOracle(p.board, rules, tt_bits=10).bounds(p)
 
 
 class Solver:
@@ -88,13 +137,8 @@ class Solver:
         elif algorithm == "reference":
             oracle = ReferenceOracle(lim.max_states, max_memory=lim.max_memory)
         elif algorithm == "retro":
-            # Start-up: the compiled engines load numba (about a second); imported only when used.
-            from .engine.retro import RetroOracle
-
             oracle = RetroOracle(position.board, position.rules, max_states=lim.max_states, max_memory=lim.max_memory)
         else:
-            from .engine.search import SearchOracle  # start-up, as above
-
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
                                   node_limit=lim.max_states or 0)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock

@@ -53,14 +53,15 @@ from typing import Callable
 
 import numpy as np
 
+from . import engine
+from .bitboards import build_tables, mover_bits
 from .board import Board
-from .engine.tables import build_tables, mover_bits
 from .oracle import Oracle
+from .retro import RetroOracle
 from .rules import CLASSIC, O, PASS, Move, Position, Rules, X
+from .search import SearchOracle
+from .tiersolver import DEFAULT_CHUNK, TierSolver
 
-# The compiled kernels (solver.engine.dense, .tier_kernels, .retro, .search, and the tier
-# solver) are imported where they are used, each marked "start-up": loading numba takes about
-# a second, and `ataxx-solve` imports this module for every command.
 
 LOGGER = logging.getLogger(__name__)
 
@@ -227,24 +228,21 @@ class DenseIndex:
 
     def number(self, position: Position) -> tuple[int, int]:
         """(tier, number) of a position."""
-        from .engine.dense import index_of  # start-up
 
         m, t = mover_bits(position)
-        e, i = index_of(np.uint64(m), np.uint64(t), self.arrays)
+        e, i = engine.dense.index_of(np.uint64(m), np.uint64(t), self.arrays)
         return int(e), int(i)
 
     def numbers(self, mine: np.ndarray, theirs: np.ndarray):
         """(tiers, numbers) of many positions given as the mover's and the other side's pieces."""
-        from .engine.dense import probe_numbers  # start-up
 
-        return probe_numbers(mine.astype(np.uint64), theirs.astype(np.uint64), self.arrays)
+        return engine.dense.probe_numbers(mine.astype(np.uint64), theirs.astype(np.uint64), self.arrays)
 
     def position(self, e: int, i: int) -> tuple[int, int, bool]:
         """(mover's pieces, other pieces, canonical) of number i of tier e."""
-        from .engine.dense import is_canonical, position_of  # start-up
 
-        m, t, sure = position_of(e, i, self.arrays)
-        return int(m), int(t), bool(sure or is_canonical(e, i, np.uint64(m), np.uint64(t), self.arrays))
+        m, t, sure = engine.dense.position_of(e, i, self.arrays)
+        return int(m), int(t), bool(sure or engine.dense.is_canonical(e, i, np.uint64(m), np.uint64(t), self.arrays))
 
 
 # -- Ataxx as a game of the tier solver ------------------------------------------------------------
@@ -290,23 +288,20 @@ class AtaxxGame:
         return [tier - 1] if tier > 0 else []
 
     def children(self, tier: int, lo: int, hi: int):
-        from .engine.dense import tier_children  # start-up
 
         T = self.index.tables
-        return tier_children(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
+        return engine.dense.tier_children(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
     # OPTIONAL
     def outside_children(self, tier: int, lo: int, hi: int):
-        from .engine.dense import tier_scan  # start-up
 
         T = self.index.tables
-        return tier_scan(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
+        return engine.dense.tier_scan(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
     def parents(self, tier: int, numbers: np.ndarray):
-        from .engine.dense import tier_parents  # start-up
 
         T = self.index.tables
-        return tier_parents(tier, np.asarray(numbers, np.int64), self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
+        return engine.dense.tier_parents(tier, np.asarray(numbers, np.int64), self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
 
 # -- files -----------------------------------------------------------------------------------------
@@ -516,7 +511,6 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
     """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
     tiers already there. Refuses a directory whose files for this board were not written by a
     compatible build (another format or numbering)."""
-    from .tiersolver import DEFAULT_CHUNK, TierSolver  # start-up
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -534,10 +528,9 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
 
 def decode(code: int) -> tuple[int, float]:
     """(value for the side to move, depth or math.inf) of a stored code."""
-    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS  # start-up
 
-    d = code & DEPTH_INF
-    return (code >> DEPTH_BITS) - VALUE_BIAS, (math.inf if d == DEPTH_INF else d)
+    d = code & engine.tier_kernels.DEPTH_INF
+    return (code >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS, (math.inf if d == engine.tier_kernels.DEPTH_INF else d)
 
 
 class Tablebase:
@@ -671,8 +664,6 @@ class Tablebase:
         is over) of many positions of one board, all at once: the batch's fast path. The
         preferred move is SPEC section 4's (best value, then least depth when winning and
         greatest otherwise, then notation order), read from the children's stored codes."""
-        from .engine.dense import position_children  # start-up
-        from .engine.tier_kernels import preferred_children  # start-up
 
         if not positions:
             return []
@@ -687,7 +678,7 @@ class Tablebase:
             mine, theirs = _permute_bits(mine, perm), _permute_bits(theirs, perm)
         ix = dense_index(table_board)
         T = ix.tables
-        final, start, move, tier, number = position_children(mine, theirs, ix.arrays, T.adj, T.jmp, T.reach, T.rules)
+        final, start, move, tier, number = engine.dense.position_children(mine, theirs, ix.arrays, T.adj, T.jmp, T.reach, T.rules)
         codes = np.empty(move.shape[0], np.uint16)
         for t in np.unique(tier):
             sel = tier == t
@@ -704,7 +695,7 @@ class Tablebase:
             return (sq % cols) * 64 + sq // cols
 
         order = np.where(frm >= 0, key(np.maximum(frm, 0)) * 4097 + key(to) + 1, key(to) * 4097)
-        edge, _, _ = preferred_children(start, codes, order)
+        edge, _, _ = engine.tier_kernels.preferred_children(start, codes, order)
         out: list[tuple[int, float, Move | None]] = []
         for i, p in enumerate(positions):
             v, d = decode(int(own[i]))
@@ -780,8 +771,6 @@ def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) 
     standard start with either side to move): the value and depth the tables store against the
     retro engine's (:mod:`solver.engine.retro`)."""
     # Start-up: the compiled engine loads numba; only this command needs it here.
-    from .engine.retro import RetroOracle
-    from .engine.tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS  # start-up
 
     t0 = time.perf_counter()
     retro = RetroOracle(board, CLASSIC)
@@ -798,10 +787,10 @@ def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) 
     counters = np.zeros(mine.shape[0], np.int64)
     value, depth = retro.values(mine, theirs, counters)
     codes = tablebase.probe_codes(board, mine, theirs).astype(np.int64)
-    stored_value = (codes >> DEPTH_BITS) - VALUE_BIAS
-    stored_depth = codes & DEPTH_INF
+    stored_value = (codes >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS
+    stored_depth = codes & engine.tier_kernels.DEPTH_INF
     infinite = depth >= 1 << 30  # the retro engine's depth of a draw by infinite play
-    bad = (stored_value != value) | np.where(infinite, stored_depth != DEPTH_INF, stored_depth != depth)
+    bad = (stored_value != value) | np.where(infinite, stored_depth != engine.tier_kernels.DEPTH_INF, stored_depth != depth)
     first = None
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -835,7 +824,6 @@ def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, e
     """Random positions of ``board`` with few empty squares (:func:`random_positions`): the
     value the tables store against the search engine's (:mod:`solver.engine.search`).
     ``progress(k)`` after each position searched."""
-    from .engine.search import SearchOracle  # start-up, as in compare_with_retro
 
     t0 = time.perf_counter()
     positions = random_positions(board, count, empty, seed)

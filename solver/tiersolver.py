@@ -48,11 +48,10 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from .engine import tier_kernels as TK
+from . import engine
 
 LOGGER = logging.getLogger(__name__)
 
-UNUSED = int(TK.UNUSED)
 DEFAULT_CHUNK = 1 << 18
 
 
@@ -131,7 +130,7 @@ def child_codes(slot: np.ndarray, child: np.ndarray, tables: list) -> np.ndarray
     """The stored code of each edge's child in another tier (0 for edges inside the tier)."""
     out = np.zeros(child.shape[0], np.uint16)
     for s, codes in enumerate(tables, start=1):
-        TK.gather_codes(slot, child, s, codes, out)
+        engine.tier_kernels.gather_codes(slot, child, s, codes, out)
     return out
 
 
@@ -142,9 +141,9 @@ def scan_chunk(game, tier: int, lo: int, hi: int, tables: list, unmoves: bool):
         final, inside, start, slot, child = game.outside_children(tier, lo, hi)
     else:
         final, start, slot, child = game.children(tier, lo, hi)
-        inside = TK.count_inside(start, slot)
-    summary = TK.summarise(final, inside, start, slot, child_codes(slot, child, tables))
-    edges = None if unmoves else TK.internal_edges(lo, start, slot, child)
+        inside = engine.tier_kernels.count_inside(start, slot)
+    summary = engine.tier_kernels.summarise(final, inside, start, slot, child_codes(slot, child, tables))
+    edges = None if unmoves else engine.tier_kernels.internal_edges(lo, start, slot, child)
     return summary, edges
 
 
@@ -154,7 +153,7 @@ def parents_chunk(game, tier: int, numbers: np.ndarray):
 
 def check_chunk(game, tier: int, lo: int, hi: int, own: np.ndarray, tables: list):
     final, start, slot, child = game.children(tier, lo, hi)
-    return TK.check_chunk(lo, final, start, slot, child, own, child_codes(slot, child, tables))
+    return engine.tier_kernels.check_chunk(lo, final, start, slot, child, own, child_codes(slot, child, tables))
 
 
 # -- solving ---------------------------------------------------------------------------------------
@@ -259,16 +258,16 @@ class TierSolver:
             self.progress(tier, "scan", done, n)
             self._check_stop()
         del tables, shared
-        if kmax > TK.MAX_VALUE:
-            raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {TK.MAX_VALUE})")
+        if kmax > engine.tier_kernels.MAX_VALUE:
+            raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {engine.tier_kernels.MAX_VALUE})")
         rep.positions = int(np.count_nonzero(depth != -2))
         if want_edges:
-            rstart, rows = TK.reverse_rows(n, np.concatenate(kids) if kids else np.zeros(0, np.int64),
+            rstart, rows = engine.tier_kernels.reverse_rows(n, np.concatenate(kids) if kids else np.zeros(0, np.int64),
                                            np.concatenate(pars) if pars else np.zeros(0, np.int64))
             del kids, pars
 
             def parents_of(front):
-                return [TK.gather_rows(front, rstart, rows)]
+                return [engine.tier_kernels.gather_rows(front, rstart, rows)]
         else:
             def parents_of(front):
                 if front.shape[0] <= self.distribute_above:
@@ -280,33 +279,33 @@ class TierSolver:
 
         settled = int(np.count_nonzero(depth == 0))
         for k in range(kmax, -1, -1):
-            terms, eidx, ew, ed = TK.level_events(k, value, depth, wk, wd, lk, ld)
+            terms, eidx, ew, ed = engine.tier_kernels.level_events(k, value, depth, wk, wd, lk, ld)
             front = terms
             p = 0
             d = 0
             while front.shape[0] or p < eidx.shape[0]:
                 if front.shape[0] == 0:
                     d = int(ed[p])
-                if d + 1 > TK.MAX_DEPTH:
-                    raise TierSolverError(f"tier {tier}: a depth above {TK.MAX_DEPTH} does not fit the table")
+                if d + 1 > engine.tier_kernels.MAX_DEPTH:
+                    raise TierSolverError(f"tier {tier}: a depth above {engine.tier_kernels.MAX_DEPTH} does not fit the table")
                 q = int(np.searchsorted(ed, d, side="right"))
-                new = [TK.apply_events(eidx[p:q], ew[p:q], d, value, depth, cnt)]
+                new = [engine.tier_kernels.apply_events(eidx[p:q], ew[p:q], d, value, depth, cnt)]
                 p = q
                 if front.shape[0]:
                     offset = 0
                     for pstart, parents in parents_of(front):
                         m = pstart.shape[0] - 1
-                        new.append(TK.apply_parents(front[offset:offset + m], pstart, parents, value, depth, cnt))
+                        new.append(engine.tier_kernels.apply_parents(front[offset:offset + m], pstart, parents, value, depth, cnt))
                         offset += m
                 front = np.sort(np.concatenate(new))  # in number order: parents of neighbours are near
                 settled += front.shape[0]
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)
                 self._check_stop()
-        codes, maxd = TK.encode(value, depth)
+        codes, maxd = engine.tier_kernels.encode(value, depth)
         rep.max_depth = int(maxd)
-        if maxd > TK.MAX_DEPTH:
-            raise TierSolverError(f"tier {tier}: a depth of {maxd} does not fit the table (at most {TK.MAX_DEPTH})")
+        if maxd > engine.tier_kernels.MAX_DEPTH:
+            raise TierSolverError(f"tier {tier}: a depth of {maxd} does not fit the table (at most {engine.tier_kernels.MAX_DEPTH})")
         return codes, rep
 
 
@@ -369,7 +368,7 @@ def self_test(game, tier: int, numbers) -> list[str]:
                     or sorted(zip(sl2.tolist(), ch2.tolist())) != sorted((a, b) for a, b in zip(
                         slot.tolist(), child.tolist()) if a != 0)):
                 problems.append(f"tier {tier}: outside_children({x}) disagrees with children({x})")
-        if final[0] == UNUSED:
+        if final[0] == engine.tier_kernels.UNUSED:
             continue
         listed = parents[pstart[i]:pstart[i + 1]].tolist()
         for p in set(listed):

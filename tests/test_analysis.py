@@ -5,7 +5,7 @@ import pytest
 
 from helpers import random_positions
 from solver.analysis import Analyzer
-from solver.engine.retro import RetroOracle
+from solver.retro import RetroOracle
 from solver.notation import game_name
 from solver.reference import ReferenceOracle
 from solver.formats import parse_position

@@ -14,8 +14,8 @@ from helpers import random_positions
 from solver import Limits, Position, Solver, parse_position
 from solver.analysis import Analyzer
 from solver.cli import main
-from solver.engine.retro import RetroOracle
-from solver.engine.search import SearchOracle
+from solver.retro import RetroOracle
+from solver.search import SearchOracle
 from solver.formats import PositionFormatError, read_positions
 from solver.oracle import Oracle, Progress
 from solver.reference import ReferenceOracle
@@ -253,7 +253,7 @@ def test_random_positions_for_comparisons_are_seeded_and_not_over():
 
 
 def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, monkeypatch, caplog):
-    from solver.engine import runtime
+    from solver import engine as runtime
 
     monkeypatch.setattr(runtime, "_marker_dirs", lambda: [tmp_path])
     monkeypatch.setattr(runtime, "_seen", set())

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from helpers import random_positions
-from solver.engine.search import SearchOracle, value_threshold
-from solver.engine.tables import mover_bits
+from solver.scores import value_threshold
+from solver.search import SearchOracle
+from solver.bitboards import mover_bits
 from solver.formats import parse_position
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from helpers import random_positions
-from solver.engine import choose_algorithm, estimate_states
+from solver.solving import choose_algorithm, estimate_states
 from solver.engine import kernels as K
-from solver.engine.retro import RetroOracle
-from solver.engine.search import SearchOracle
-from solver.engine.tables import build_tables, mover_bits
+from solver.retro import RetroOracle
+from solver.search import SearchOracle
+from solver.bitboards import build_tables, mover_bits
 from solver.formats import parse_position
 from solver.notation import game_name
 from solver.reference import ReferenceSolution

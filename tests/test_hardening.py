@@ -303,7 +303,7 @@ def _unprivileged(argv, cwd) -> subprocess.CompletedProcess:
     if os.geteuid() != 0:
         return cli(argv, cwd=cwd)
     code = ("import os, sys; sys.path.insert(0, sys.argv[1]); "
-            "import solver.cli, solver.batch, solver.cache, solver.engine.runtime; "
+            "import solver.cli, solver.batch, solver.cache, solver.engine; "
             "os.setgid(65534); os.setuid(65534); sys.exit(solver.cli.main(sys.argv[2:]))")
     return subprocess.run([sys.executable, "-c", code, str(ROOT), *argv], capture_output=True, text=True, env=ENV,
                           cwd=cwd, timeout=120)
@@ -488,7 +488,7 @@ def _interruptible(argv) -> subprocess.Popen:
 
 
 def test_ctrl_c_stops_perft_within_a_second():
-    from solver.engine.perft import perft
+    from solver.perft import perft
     from solver.formats import parse_fen
     from solver.rules import UAI
 

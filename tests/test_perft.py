@@ -5,7 +5,7 @@ import json
 import pytest
 
 from solver.cli import main
-from solver.engine.perft import perft
+from solver.perft import perft
 from solver.formats import parse_fen
 from solver.rules import UAI
 

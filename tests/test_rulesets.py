@@ -111,7 +111,7 @@ def test_classic_ignores_the_counter():
 def test_memory_limit_on_the_answers_per_counter_value():
     """Under jump3 a board's answer changes with the plies left; the histories count against
     --max-memory and stop the solve cleanly, leaving the oracle as it was."""
-    from solver.engine.retro import RetroOracle
+    from solver.retro import RetroOracle
     from solver.limits import MemoryLimitError
     from solver.rules import Position
 

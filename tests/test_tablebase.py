@@ -11,7 +11,7 @@ import pytest
 
 from solver.board import Board
 from solver.cli import main
-from solver.engine.retro import RetroOracle
+from solver.retro import RetroOracle
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, O, X, Position
 from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, decode,

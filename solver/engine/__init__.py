@@ -1,74 +1,166 @@
-"""The compiled engines, and the choice of an algorithm for a position.
+"""The compiled kernels (numba), behind one facade that loads them when first used.
 
-- ``retro`` (:mod:`.retro`): enumerate every reachable position and solve them
-  all by retrograde analysis. Small boards; gives the whole table.
-- ``search`` (:mod:`.search`): alpha-beta search with a transposition table.
-  Positions whose reachable graph is far too large to enumerate (7 x 7 endgames).
-- ``reference`` (:mod:`solver.reference`): the plain-Python oracle the others are
-  tested against.
+Every ``@njit`` function of the project lives in a module of this package, and
+nothing else does: kernels take plain numpy arrays and integers and return the
+same (positions as ``(mine, theirs, counter)`` bit sets, moves as integer codes:
+:mod:`solver.bitboards`). The plain Python that drives them (the oracles, the
+tablebases, perft's front end) sits beside, in :mod:`solver`, and reaches a
+kernel module through this package as an attribute, ``engine.search.search_test``:
 
-``auto`` estimates the reachable graph (:func:`estimate_states`): a tiny one goes
-to the reference solver (it answers in milliseconds, while loading the compiled
-engine costs about a second), one whose tables fit the memory budget to retro,
-anything larger to search (:func:`choose_algorithm`; :class:`solver.solving.Solver`
-makes the oracle). Every numba kernel lives in this package; nothing outside it
-imports numba, and importing this package alone does not load it.
+- ``kernels``: the rules on bitboards (moves, play, game over, symmetry, hashing);
+- ``search``: null-window tests with a transposition table (:mod:`solver.search`);
+- ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
+  per-counter answers, its table and the options read from it (:mod:`solver.retro`);
+- ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps;
+- ``perft``: move counting (:mod:`solver.perft`); ``bits``: popcount and friends.
+
+Importing this package loads nothing: a kernel module (and numba, about a second)
+is imported on first access, so ``import solver.cli`` stays fast. :class:`Run`
+calls a kernel in a worker thread, abortable, with progress; the first use of a
+kernel not yet in numba's on-disk cache is said out loud (a log message).
 """
 
 from __future__ import annotations
 
 import functools
-from math import comb
+import hashlib
+import importlib
+import importlib.metadata
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
 
-from ..limits import default_memory_budget
-from ..rules import CLASSIC, COUNTER_PLIES, Position, Rules
+import numpy as np
 
-ALGORITHMS = ("auto", "retro", "search", "reference")
+from ..limits import TimeLimitError
 
-# Bytes the retro engine needs per position of the estimate (the estimate is an upper
-# bound; from the standard starts about a quarter of it is reachable, with ~15 moves each).
-RETRO_BYTES_PER_ESTIMATED_STATE = 60
-# Below this estimate the pure-Python reference is faster than loading the compiled engine.
-TINY_ESTIMATE = 3000
-
-
-def estimate_states(position: Position, boards: bool = False) -> int:
-    """An upper bound on the positions reachable from ``position``: every way to fill the
-    empty squares that are left or emptied later, up to symmetry, times the counter's range
-    (not with ``boards``: the retro engine solves each board at every counter value at once).
-
-    Jumps move empty squares anywhere, so a position with e empty squares can reach any
-    board with at most e empty squares, coloured any way."""
-    board = position.board
-    s = board.playable.bit_count()
-    e = position.empty.bit_count()
-    total = sum(comb(s, k) * 2 ** (s - k) for k in range(e + 1))
-    rules = position.rules
-    if rules.counter is not None and not boards:
-        total *= max(1, rules.limit - position.counter + 1) if rules.counter == COUNTER_PLIES else rules.limit + 1
-    return max(1, total // len(board.symmetries))
+KERNEL_MODULES = ("bits", "kernels", "search", "retro", "counters", "solved", "options", "dense", "tier_kernels",
+                  "perft")
 
 
-def choose_algorithm(position: Position, max_memory: int | None = None) -> str:
-    """The algorithm ``auto`` uses for a position: reference, retro or search."""
-    budget = max_memory if max_memory is not None else default_memory_budget()
-    if estimate_states(position) <= TINY_ESTIMATE:  # what the reference solver enumerates
-        return "reference"
-    return "retro" if estimate_states(position, boards=True) * RETRO_BYTES_PER_ESTIMATED_STATE <= budget else "search"
+def __getattr__(name: str) -> ModuleType:
+    """A kernel module, imported (and numba loaded) on first access."""
+    if name in KERNEL_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@functools.cache  # once per process for each algorithm and rule set
-def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
-    """Compile (or load from the cache) the kernels an algorithm uses under ``rules`` (a counter
-    has kernels of its own), on a tiny position, so that a time limit and the time reported
-    count the solving only."""
-    p = Position.start(1, 3, rules)
-    if algorithm == "retro":
-        # Start-up: importing a compiled engine loads numba; only when that engine is used.
-        from .retro import RetroOracle
+# -- running a kernel -----------------------------------------------------------------------------
 
-        RetroOracle(p.board, rules).prepare([p])
-    elif algorithm == "search":
-        from .search import SearchOracle  # start-up, as above
+LOGGER = logging.getLogger(__name__)
+COMPILE_NOTICE = "compiling the solver, once (about a minute; later runs load it from the cache)"
+STACK_BYTES = 512 << 20
+_HERE = Path(__file__).resolve().parent
+_notice_logged = False
+_seen: set[str] = set()  # kernels this process has asked about
+_announce_pending: list[str] = []
 
-        SearchOracle(p.board, rules, tt_bits=10).bounds(p)
+
+@functools.cache
+def _kernel_fingerprint() -> str:
+    """This version of the kernels: numba's version, Python's and the kernel sources."""
+    h = hashlib.sha256(importlib.metadata.version("numba").encode() + sys.version.encode())
+    for path in sorted(_HERE.glob("*.py")):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _marker_dirs() -> list[Path]:
+    dirs = [_HERE / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        dirs.insert(0, Path(os.environ["NUMBA_CACHE_DIR"]))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    dirs.append(Path(base) / "ataxx-solver")
+    return dirs
+
+
+def announce_compilation(kernel: str) -> None:
+    """Log the compile notice (once per process) when ``kernel`` is not cached yet: a marker
+    per kernel, since each engine compiles its own kernels the first time it is used."""
+    global _notice_logged
+    if kernel in _seen:
+        return
+    _seen.add(kernel)
+    name = f"compiled-{_kernel_fingerprint()}-{kernel}"
+    if any((d / name).exists() for d in _marker_dirs()):
+        return
+    if not _notice_logged:
+        _notice_logged = True
+        LOGGER.warning(COMPILE_NOTICE)
+    _announce_pending.append(name)
+
+
+def record_compilation() -> None:
+    """After kernels ran, remember that they are compiled (first writable marker directory)."""
+    while _announce_pending:
+        name = _announce_pending.pop()
+        for d in _marker_dirs():
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+                (d / name).write_text("compiled\n")
+                break
+            except OSError:
+                continue
+
+
+class Run:
+    """One kernel call in a worker thread: ``abort`` and ``progress`` are shared int64 arrays.
+
+    Kernels release the GIL; the main thread waits, hands the kernel's progress
+    counters to a callback every 50 ms, and on Ctrl-C or a deadline sets
+    ``abort[0]``, which the kernels poll, so that the work stops cleanly.
+    """
+
+    def __init__(self, progress_size: int = 4):
+        self.abort = np.zeros(1, np.int64)
+        self.progress = np.zeros(progress_size, np.int64)
+        self.timed_out = False
+
+    def call(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None,
+             on_tick: Callable[[np.ndarray], None] | None = None) -> Any:
+        """Run ``fn(*args)`` and return its result. Past ``deadline`` (a time.monotonic() value)
+        the kernel is asked to stop and ``timed_out`` is set; KeyboardInterrupt passes through
+        once the kernel has stopped."""
+        announce_compilation(getattr(fn, "__name__", "kernel"))
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["result"] = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+
+        old = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(old)
+        try:
+            while worker.is_alive():
+                worker.join(0.05)
+                if on_tick is not None:
+                    on_tick(self.progress)
+                if deadline is not None and time.monotonic() > deadline and not self.timed_out:
+                    self.timed_out = True
+                    self.abort[0] = 1
+        except KeyboardInterrupt:
+            self.abort[0] = 1
+            worker.join()
+            raise
+        if "error" in box:
+            raise box["error"]
+        record_compilation()
+        return box["result"]
+
+    def stopped(self, what: str) -> BaseException:
+        """The error for a kernel that answered ABORTED."""
+        if self.timed_out:
+            return TimeLimitError(f"{what}: out of time")
+        return KeyboardInterrupt()

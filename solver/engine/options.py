@@ -16,15 +16,11 @@ Positions are seen from ``side``: ``m`` its pieces, ``t`` the other side's.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
-from ..rules import X
 from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
-from .solved import EMPTY_SLOT, INF, MAX_MOVES, new_table, position_value, probe_slot
-from .tables import code_move, mover_bits
+from .solved import EMPTY_SLOT, MAX_MOVES, new_table, position_value, probe_slot
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2
 # The columns of option_closure's rows of options.
@@ -209,74 +205,3 @@ def option_closure(m0, t0, c0, use_keep, keep, limit, playable, adj, jmp, reach,
             stack[top] = item - nopts + 1
             top += 1
     return status, node_parent[:nnodes].copy(), node_move[:nnodes].copy(), opts[:nopts].copy(), opt_rank
-
-
-# -- the public side ------------------------------------------------------------------------------
-
-class OptionArrays(NamedTuple):
-    """The options of one side from a board, as arrays: one entry per option, values and depths
-    from that side's view (depths as floats, inf for infinite play). ``again``: the value of the option's board
-    with the side to move again (the option's own value when the game is over there)."""
-
-    side: str
-    board: object  # the Position the options start from
-    mine: np.ndarray
-    theirs: np.ndarray
-    counter: np.ndarray
-    over: np.ndarray     # the game is over at the option
-    on_move: np.ndarray  # the side is to move at the option (a game over after a forced pass)
-    value: np.ndarray
-    depth: np.ndarray
-    length: np.ndarray
-    rank: np.ndarray
-    again: np.ndarray
-    node_parent: np.ndarray
-    node_move: np.ndarray
-    opt_node: np.ndarray
-    opt_move: np.ndarray
-
-    @property
-    def count(self) -> int:  # type: ignore[override]  # the number of options, not tuple.count
-        return self.value.shape[0]
-
-    def moves(self, j: int) -> list:
-        """The moves of option j's sequence (a :class:`solver.rules.Move` list)."""
-        codes = [int(self.opt_move[j])]
-        v = int(self.opt_node[j])
-        while v > 0:
-            codes += [-1, int(self.node_move[v])]
-            v = int(self.node_parent[v])
-        return [code_move(c) for c in reversed(codes)]
-
-
-def square_keys(board) -> np.ndarray:
-    """For each square, its place in notation order (file, then rank)."""
-    return np.array([board.file_of(sq) * board.rows + board.rank_of(sq) for sq in range(board.size)] or [0],
-                    np.int64)
-
-
-def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000) -> OptionArrays:
-    """The options of ``side`` from ``board`` read from a :class:`~solver.engine.retro.RetroOracle`
-    (positions it has not solved yet are solved first). ``keep``: X's view, as in
-    :meth:`solver.analysis.Analyzer.options`. Raises RuntimeError past ``limit`` positions."""
-    start = board.replace(turn=side)
-    m, t = mover_bits(start)
-    oracle.indices(*oracle._bits([start])[:2])
-    sign = 1 if side == X else -1
-    T = oracle.tables
-    out = option_closure(np.uint64(m), np.uint64(t), np.int64(start.counter), keep is not None,
-                         np.int64(0 if keep is None else sign * keep), limit, T.playable, T.adj, T.jmp, T.reach,
-                         T.canon, T.rules, square_keys(board.board), oracle.table, *oracle.entries)
-    status, node_parent, node_move, opts, rank = out
-    if status == TOO_MANY_BOARDS:
-        raise RuntimeError(f"more than {limit:,} boards inside one option")
-    if status == NOT_SOLVED:
-        raise RuntimeError("an option reached a position that was not solved")
-    om, ot = opts[:, OPT_M].view(np.uint64), opts[:, OPT_T].view(np.uint64)
-    oc, over, value = opts[:, OPT_C], opts[:, OPT_OVER].astype(bool), opts[:, OPT_VALUE]
-    again = value.copy()
-    if (~over).any():
-        again[~over] = oracle.values(om[~over], ot[~over], oc[~over])[0]
-    depth = np.where(opts[:, OPT_DEPTH] >= INF, np.inf, opts[:, OPT_DEPTH].astype(float))
-    return OptionArrays(side, board, om, ot, oc, over, opts[:, OPT_SIDE].astype(bool), value, depth,
-                        opts[:, OPT_LEN], rank, again, node_parent, node_move, opts[:, OPT_NODE], opts[:, OPT_MOVE])

@@ -28,8 +28,6 @@ import numpy as np
 from numba import njit
 
 from .bits import lowest_square, popcount
-from .runtime import Run
-from .tables import build_tables, mover_bits
 
 MAX_DEPTH = 64
 MAX_MOVES = 64 * 25  # jump3: up to 12 jump origins per empty square, plus the clone
@@ -207,53 +205,3 @@ def perft_count(mine, theirs, counter, depth, playable, adj, jmp, g, rules, abor
         nexti[q] = 0
         p = q
     return total
-
-
-def geometry(board, jump3: bool) -> tuple:
-    """The shifts that move square sets on ``board`` (squares ``rank * cols + file``): for the
-    steps E, W, N, S, NE, NW, SE, SW and, under ``jump3``, three squares E, W, N, S, the mask
-    of the squares that stay on the board (0 for the three-square steps otherwise), then the
-    shift amounts cols, cols - 1, cols + 1 and 3 * cols. Kernels take it as a tuple of
-    integers (scalars in registers, which made perft three times faster than arrays)."""
-    steps = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1),
-             (3, 0), (-3, 0), (0, 3), (0, -3)]
-    masks = []
-    for k, (df, dr) in enumerate(steps):
-        mask = 0
-        if k < 8 or jump3:
-            for sq in range(board.size):
-                f, r = board.file_of(sq) + df, board.rank_of(sq) + dr
-                if 0 <= f < board.cols and 0 <= r < board.rows:
-                    mask |= 1 << sq
-        masks.append(mask)
-    # A shift by 64 or more is undefined; it happens only with an empty mask (a step off a
-    # board of one row), where any shift gives 0.
-    amounts = [min(x, 63) for x in (board.cols, board.cols - 1, board.cols + 1, 3 * board.cols)]
-    return tuple(np.uint64(x) for x in masks + amounts)
-
-
-def perft(position, depth: int, divide: bool = False, deadline: float | None = None):
-    """The perft count of ``position`` to ``depth`` plies; with ``divide``, (total, a list of
-    (move name, count) for each first move, in the order :meth:`Position.legal_moves` gives).
-    Ctrl-C or ``deadline`` (a time.monotonic() value) stops it cleanly."""
-    if not 0 <= depth <= MAX_DEPTH:
-        raise ValueError(f"perft depth must be between 0 and {MAX_DEPTH}, not {depth}")
-    T = build_tables(position.board, position.rules, symmetry=False)
-    g = geometry(position.board, position.rules.jump3)
-    rules = tuple(np.int64(x) for x in T.rules[:3])  # wipeout_ends, counter kind, limit: scalars
-
-    def count(p, d):
-        m, t = mover_bits(p)
-        run = Run()
-        n = run.call(perft_count, np.uint64(m), np.uint64(t), np.int64(p.counter), np.int64(d), T.playable, T.adj,
-                     T.jmp, g, rules, run.abort, deadline=deadline)
-        if n < 0:
-            raise run.stopped(f"perft {depth} stopped")
-        return int(n)
-
-    if not divide:
-        return count(position, depth)
-    if depth == 0 or position.is_over():
-        return count(position, depth), []
-    rows = [(position.move_name(mv), count(position.play(mv), depth - 1)) for mv in position.legal_moves()]
-    return sum(c for _, c in rows), rows

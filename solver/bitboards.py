@@ -1,8 +1,10 @@
-"""Per-board tables for the compiled kernels, built once in numpy.
+"""Boards and rules as bit sets and arrays: what the compiled kernels are given.
 
-Everything a kernel needs about the board and the rules travels as plain numpy
-arrays and integers (:class:`Tables`), built here from :class:`solver.board.Board`
-and :class:`solver.rules.Rules`. No numba in this module.
+Everything a kernel (:mod:`solver.engine`) needs about the board and the rules
+travels as plain numpy arrays and integers (:class:`Tables`), built here from
+:class:`solver.board.Board` and :class:`solver.rules.Rules`; positions travel as
+``(mine, theirs, counter)``, the mover's pieces first (:func:`mover_bits`), and
+moves as integer codes (:func:`move_code`, :func:`code_move`). No numba here.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import Board
-from ..rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, PASS, Move, Position, Rules, X
+from .board import Board
+from .rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, PASS, Move, Position, Rules, X
 
 # Counter kinds as the kernels see them.
 COUNTER_KINDS = {None: 0, COUNTER_HALFMOVE: 1, COUNTER_JUMPS: 2, COUNTER_PLIES: 3}
@@ -28,7 +30,7 @@ class Tables:
     symmetry ``s`` and its inverse. ``rules``: int64[4] = wipeout_ends, counter kind,
     limit, limit_is_draw.
 
-    ``canon`` = (symbytes, packbytes, meta) is what :func:`kernels.canonical` needs:
+    ``canon`` = (symbytes, packbytes, meta) is what :func:`solver.engine.kernels.canonical` needs:
     ``symbytes[s * nbytes + b, v]`` is the image under symmetry ``s`` of byte ``b`` of a
     square set having value ``v``; on boards of at most 32 squares ``packbytes`` does the
     same for the word ``mine << n | theirs`` (both sides at once); ``meta`` = [number of
