@@ -2,16 +2,44 @@
 
 The compiled kernel (:mod:`solver.engine.search`, whose docstring gives the
 correctness argument) answers one question, "is the mover's score at least s?",
-with a proof. :class:`SearchOracle` (the oracle contract,
-:class:`solver.oracle.Oracle`) turns answers into values: the outcome first, then
-the margin by MTD(f), each test first by finite proofs under growing horizons,
-then by the full search; scores are composite (:mod:`solver.scores`).
+with a proof; scores are composite (:mod:`solver.scores`). :class:`SearchOracle`
+(the oracle contract, :class:`solver.oracle.Oracle`) turns answers into values.
+
+A test is a race of provers
+---------------------------
+On large boards a test is first tried in games cut after a horizon (the kernel's
+docstring): *P's prover* cuts the game as a loss for P, the side that needs more
+than a draw at the threshold, so that a P success there is real; *F's prover*
+cuts it as a win for P, so that an F success is real. Each climbs its own ladder
+of horizons (twice the empty squares, then up by 2 three times, then by a
+quarter) and ends with the search without a horizon, which answers both ways.
+With one thread the two provers take turns at each horizon; with two or more
+threads they run at once, one per thread, sharing the transposition table, and
+the first real answer ends the test. On small boards the search without a
+horizon answers at once.
+
+A test may be given a node budget: over it, the test stops without an answer and
+resumes later from the horizons it reached. The nodes of every thread count.
+
+Bounds, outcomes and values
+---------------------------
+:meth:`SearchOracle.bounds_of` narrows an interval on the mover's value: first
+what the moves that end the game prove (a move after which the game is over, or
+can only be filled in by the side left, has a known result), then the outcome (is
+the value at least 1? at least 0?), then the margin by MTD(f), each test moving
+to the bound its fail-soft score proves. Tests get node budgets that grow
+fourfold: a test over its budget yields to an easier question. A test that
+proves a lower bound names the move that proves it (the kernel's root move), so
+the best move reported always carries its bound.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -31,10 +59,20 @@ NEAR_TABLE_BITS = 17  # 4 MiB
 HORIZON_STEP = 2
 HORIZON_SPAN = 6
 HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
+FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
+
+
+def default_threads() -> int:
+    """The processors this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class SearchStopped(Exception):
-    """A test stopped before it had an answer (``reason``: 'time', 'interrupt', 'nodes', 'stack')."""
+    """A test stopped before it had an answer (``reason``: 'time', 'interrupt', 'nodes', 'budget',
+    'stack')."""
 
     def __init__(self, reason: str, nodes: int):
         super().__init__(reason)
@@ -77,6 +115,33 @@ class SearchStatus:
     best_move: int | None = None
 
 
+@dataclass
+class Answer:
+    """A test's answer: does the mover's score reach the threshold, the fail-soft score that shows
+    it, and the move that proves it (a code; None when the answer is no or needed no move)."""
+
+    holds: bool
+    score: int
+    move: int | None
+
+
+class _Thread:
+    """One search thread's own arrays: the near table, the conditional table, the history of
+    cut-offs and the counters (:mod:`solver.engine.search`)."""
+
+    def __init__(self, near_bits: int, c_bits: int):
+        S = engine.search
+        self.ttn = np.zeros((1 << max(near_bits, 2), S.ENTRY_WORDS), np.uint64)
+        self.ck = large_zeros((1 << c_bits, 2), np.uint64)
+        self.ci = large_zeros((1 << c_bits, S.NC), np.int64)
+        self.history = np.zeros(8192, np.int64)
+        self.stats = np.zeros(S.NSTATS, np.int64)
+
+    @property
+    def nodes(self) -> int:
+        return int(self.stats[engine.search.S_NODES])
+
+
 class SearchOracle(Oracle):
     """Exact values and proved bounds by null-window tests (the oracle contract,
     :class:`solver.oracle.Oracle`, with ``proves_bounds``).
@@ -86,6 +151,7 @@ class SearchOracle(Oracle):
     :meth:`value_of` and :meth:`lookup` give exact values (and depths) or raise a
     :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
     ``progress`` receives a :class:`solver.oracle.Progress` every 50 ms while a search runs.
+    ``threads``: how many threads search at once (default: every processor).
     """
 
     name = "search"
@@ -94,39 +160,39 @@ class SearchOracle(Oracle):
     def __init__(self, board: Board, rules: Rules, max_memory: int | None = None, deadline: float | None = None,
                  node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
                  draw_walk_limit: int = 200_000, horizon_limit: int | None = None,
-                 progress: ProgressCallback | None = None):
+                 progress: ProgressCallback | None = None, threads: int | None = None):
         super().__init__(deadline, progress)
+        S = engine.search
         self.unit = "nodes"
-        if symmetry is None:  # on large boards symmetric transpositions are too rare to pay for the key
+        if symmetry is None:
             symmetry = board.size <= SYMMETRY_MAX_SQUARES
         self.tables = build_tables(board, rules, symmetry)
+        T = self.tables
+        self.geo = (T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules)
         self.rules = rules
+        self.threads = max(1, threads if threads is not None else default_threads())
         budget = max_memory if max_memory is not None else default_memory_budget()
         if tt_bits is None:
             # 32-byte entries: half the budget, at most 512 MiB unless a budget was given
             cap = budget // 2 if max_memory is not None else min(budget // 2, 512 << 20)
             tt_bits = 10
-            while (engine.search.ENTRY_WORDS * 8) << (tt_bits + 1) <= cap and tt_bits < 34:
+            while (S.ENTRY_WORDS * 8) << (tt_bits + 1) <= cap and tt_bits < 34:
                 tt_bits += 1
             tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
-        self.tt = large_zeros((1 << tt_bits, engine.search.ENTRY_WORDS), np.uint64)
+        self.tt = large_zeros((1 << tt_bits, S.ENTRY_WORDS), np.uint64)
         # Nodes a few plies from the horizon (most of them, each cheap to search again) use a small
         # table that stays in the processor's cache; the large one keeps the costly results. Measured
         # on the 7 x 7 endgames: the same nodes within 3%, and twice the nodes per second.
         near_bits = min(tt_bits - 2, NEAR_TABLE_BITS)
         self.near_left = NEAR_LEFT if near_bits >= 10 else 0
-        self.ttn = np.zeros((1 << max(near_bits, 2), engine.search.ENTRY_WORDS), np.uint64)
-        c_bits = max(10, min(20, tt_bits - 4))
-        self.ck = large_zeros((1 << c_bits, 2), np.uint64)
-        self.ci = large_zeros((1 << c_bits, engine.search.NC), np.int64)
-        bytes_per_ply = engine.search.NF * 8 + 4 * 8 + engine.search.MAX_MOVES * 16
-        self.max_stack = max(1024, (budget - self.tt.nbytes) // 2 // bytes_per_ply)
-        self.history = np.zeros(8192, np.int64)
-        self.stats = np.zeros(engine.search.NSTATS, np.int64)
+        c_bits = max(10, min(18, tt_bits - 4))
+        self.workers = [_Thread(near_bits, c_bits) for _ in range(self.threads)]
+        per_thread = sum(a.nbytes for a in (self.workers[0].ttn, self.workers[0].ck, self.workers[0].ci))
+        self.max_stack = max(1024, (budget - self.tt.nbytes - self.threads * per_thread) // 2 // self.threads
+                             // S.BYTES_PER_PLY)
         self.node_limit = node_limit or 0
-        self.stats[engine.search.S_NODE_LIMIT] = self.node_limit
         self.draw_walk_limit = draw_walk_limit
-        self.loopy = rules.is_loopy or rules.limit_is_draw  # classic, and uai (see the module docstring)
+        self.loopy = rules.is_loopy or rules.limit_is_draw  # classic, and uai (see the kernel's docstring)
         self.clock_kind = 1 if rules.limit_is_draw else 0
         # Finite proofs with a horizon first on large boards, where long jump wars make the full
         # search explode; on small boards cycles close quickly: the full search at once.
@@ -137,10 +203,11 @@ class SearchOracle(Oracle):
         self.etc_left = ETC_LEFT
         self._values: dict = {}
         self._results: dict = {}
-        self._ladder: dict = {}
+        self._ladder: dict = {}  # (mine, theirs, counter, s, prover) -> the next horizon to try
+        self.dtt: np.ndarray | None = None  # the proof-number search's table, made when first used
+        self.provers: list[tuple[str, ...]] | None = None  # the provers per thread (None: the default)
         self._scores: dict = {}  # (mine, theirs, counter) -> bounds on the composite score proved by tests
-        self._bounds: dict = {}  # key -> (lower, upper, a move, its proved lower bound)
-        self._proved: dict = {}  # key -> (a move, its proved lower bound) of exact positions
+        self._bounds: dict = {}  # canonical key -> (lower, upper, a move (canonical), its proved lower bound)
         self._status: SearchStatus | None = None
         self._root: Position | None = None  # the position :meth:`bounds` searches (for progress reports)
         self._start, self._start_nodes = time.monotonic(), 0
@@ -149,28 +216,46 @@ class SearchOracle(Oracle):
     # -- bookkeeping ------------------------------------------------------------------------------
 
     @property
+    def stats(self) -> np.ndarray:
+        """The kernel's counters, summed over the threads."""
+        return np.sum([w.stats for w in self.workers], axis=0)
+
+    @property
     def states(self) -> int:
-        """Nodes searched so far."""
-        return int(self.stats[engine.search.S_NODES])
+        """Nodes searched so far (every thread)."""
+        return sum(w.nodes for w in self.workers)
 
     def counters(self) -> dict:
         """Search statistics: nodes, table probes and hits, cut-offs and how many came first."""
+        S = engine.search
         st = self.stats
-        return {"nodes": int(st[engine.search.S_NODES]), "probes": int(st[engine.search.S_PROBES]), "hits": int(st[engine.search.S_HITS]),
-                "tt_cuts": int(st[engine.search.S_TTCUTS]), "cutoffs": int(st[engine.search.S_CUTS]), "first_move_cutoffs": int(st[engine.search.S_FIRSTCUTS]),
-                "stores": int(st[engine.search.S_STORES]), "pending": int(st[engine.search.S_PENDING]), "validated": int(st[engine.search.S_VALIDATED]),
-                "discarded": int(st[engine.search.S_DISCARDED]), "repetitions": int(st[engine.search.S_REPS]), "deepest": int(st[engine.search.S_MAXPLY]),
-                "conditional_hits": int(st[engine.search.S_CHITS]), "terminal": int(st[engine.search.S_TERMINAL]), "horizon_cuts": int(st[engine.search.S_HCUTS]),
-                "expanded": int(st[engine.search.S_VISITS]), "generated": int(st[engine.search.S_GENERATED]), "searched": int(st[engine.search.S_SEARCHED]),
-                "tt_entries": int(self.tt.shape[0]), "tt_bytes": int(self.tt.nbytes)}
+        names = {"nodes": S.S_NODES, "probes": S.S_PROBES, "hits": S.S_HITS, "tt_cuts": S.S_TTCUTS,
+                 "cutoffs": S.S_CUTS, "first_move_cutoffs": S.S_FIRSTCUTS, "stores": S.S_STORES,
+                 "pending": S.S_PENDING, "validated": S.S_VALIDATED, "discarded": S.S_DISCARDED,
+                 "repetitions": S.S_REPS, "conditional_hits": S.S_CHITS, "terminal": S.S_TERMINAL,
+                 "filled_out": S.S_FILLOUT, "horizon_cuts": S.S_HCUTS, "expanded": S.S_VISITS,
+                 "table_move_first": S.S_TTFIRST, "generated": S.S_GENERATED, "searched": S.S_SEARCHED,
+                 "etc_cuts": S.S_ETC}
+        out = {name: int(st[slot]) for name, slot in names.items()}
+        out["deepest"] = max(int(w.stats[S.S_MAXPLY]) for w in self.workers)
+        out["tt_entries"] = int(self.tt.shape[0])
+        out["tt_bytes"] = int(self.tt.nbytes)
+        out["threads"] = self.threads
+        return out
 
     def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
         pass  # positions are searched when asked for
 
-    def _key(self, mine, theirs, counter):
-        T = self.tables
-        cm, ct, _ = engine.kernels.canonical(np.uint64(mine), np.uint64(theirs), T.canon)
-        return int(cm), int(ct), int(counter)
+    def _key(self, mine: int, theirs: int, counter: int) -> tuple[int, int, int, int]:
+        """(canonical mine, canonical theirs, counter, the symmetry that maps the position to it)."""
+        cm, ct, sym = engine.kernels.canonical(np.uint64(mine), np.uint64(theirs), self.tables.canon)
+        return int(cm), int(ct), int(counter), int(sym)
+
+    def _to_canonical(self, code: int | None, sym: int) -> int | None:
+        return None if code is None else int(engine.kernels.map_move(np.int64(code), self.tables.symperm[sym]))
+
+    def _from_canonical(self, code: int | None, sym: int) -> int | None:
+        return None if code is None else int(engine.kernels.map_move(np.int64(code), self.tables.syminv[sym]))
 
     @staticmethod
     def _bits(p: Position) -> tuple[int, int, int]:
@@ -180,7 +265,7 @@ class SearchOracle(Oracle):
     def _tick(self, _progress: np.ndarray) -> None:
         if self.progress is not None and self._status is not None:
             st = self._status
-            nodes = int(self.stats[engine.search.S_NODES]) - self._start_nodes
+            nodes = self.states - self._start_nodes
             root = self._root
             lo, hi = (st.lower, st.upper) if root is None or root.turn == X else (-st.upper, -st.lower)
             move = None if st.best_move is None else code_move(st.best_move)
@@ -189,122 +274,243 @@ class SearchOracle(Oracle):
 
     # -- one test ---------------------------------------------------------------------------------
 
-    def _run(self, mine, theirs, counter, s, horizon=0, horizon_score=0, node_limit=0) -> int:
-        """One kernel call; raises :class:`SearchStopped` when it stops without an answer."""
-        T = self.tables
-        limit = self.node_limit
-        if node_limit:
-            limit = min(limit, node_limit) if limit else node_limit
-        self.stats[engine.search.S_NODE_LIMIT] = limit
-        run = engine.Run()
-        try:
-            r = run.call(engine.search.search_test, np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s),
-                         np.int64(horizon), np.int64(horizon_score), self.loopy, np.int64(self.clock_kind),
-                         T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules, self.tt, self.ttn, np.int64(self.near_left), self.ck, self.ci, self.history, self.stats, run.abort, np.int64(self.max_stack),
-                         np.int64(self.etc_left),
-                         deadline=self.deadline, on_tick=self._tick)
-        except KeyboardInterrupt:
-            raise SearchStopped("interrupt", int(self.stats[engine.search.S_NODES])) from None
-        reason = int(self.stats[engine.search.S_STOP])
-        if reason == engine.search.STOP_ABORT:
-            raise SearchStopped("time" if run.timed_out else "interrupt", int(self.stats[engine.search.S_NODES]))
-        if reason == engine.search.STOP_NODES:
-            raise SearchStopped("nodes" if self.node_limit and self.stats[engine.search.S_NODES] > self.node_limit else "budget",
-                                int(self.stats[engine.search.S_NODES]))
-        if reason == engine.search.STOP_STACK:
-            raise SearchStopped("stack", int(self.stats[engine.search.S_NODES]))
-        return int(r)
+    def _kernel(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int, horizon: int,
+                horizon_score: int, limit: int) -> tuple[int, int]:
+        """One kernel call on thread ``w`` (in the calling thread): (score, root move code).
+        Raises :class:`SearchStopped` when it stops without an answer ('cancelled' when another
+        thread's answer, or the caller, stopped it: ``abort[0]`` 2)."""
+        S = engine.search
+        w.stats[S.S_NODE_LIMIT] = limit
+        opts = np.array([horizon, horizon_score, int(self.loopy), self.clock_kind, self.near_left, self.max_stack,
+                         self.etc_left], np.int64)
+        r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
+                          (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts)
+        reason = int(w.stats[S.S_STOP])
+        if reason == S.STOP_ABORT:
+            raise SearchStopped("cancelled" if abort[0] == 2 else "abort", w.nodes)
+        if reason == S.STOP_NODES:
+            raise SearchStopped("limit", w.nodes)
+        if reason == S.STOP_STACK:
+            raise SearchStopped("stack", w.nodes)
+        return int(r), int(w.stats[S.S_ROOTMOVE])
 
-    def test(self, mine, theirs, counter, s, node_limit=0) -> tuple[bool, int]:
-        """Is the mover's score at least s? (answer, a bound on the score that shows it).
+    def _dfpn(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int,
+              limit: int) -> Answer:
+        """One proof-number search (:mod:`solver.engine.dfpn`) on thread ``w``: always a real answer.
+        Raises :class:`SearchStopped`."""
+        D = engine.dfpn
+        if self.dtt is None:
+            self.dtt = large_zeros((self.tt.shape[0] // 2, engine.search.ENTRY_WORDS), np.uint64)
+        w.stats[D.S_NODE_LIMIT] = limit
+        opts = np.array([int(self.loopy), self.clock_kind, self.max_stack], np.int64)
+        r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
+                            self.dtt, (w.stats, abort), opts))
+        reason = int(w.stats[D.S_STOP])
+        if reason == D.STOP_ABORT:
+            raise SearchStopped("cancelled" if abort[0] == 2 else "abort", w.nodes)
+        if reason == D.STOP_NODES:
+            raise SearchStopped("limit", w.nodes)
+        if reason == D.STOP_STACK:
+            raise SearchStopped("stack", w.nodes)
+        holds = r >= s
+        move = int(w.stats[D.S_ROOTMOVE])
+        return Answer(holds, r, move if holds and move != -2 else None)
 
-        First by finite proofs (the game cut after H plies, the cut a loss for the side
-        that needs more than a draw, then a win for it); then the full search with the
-        repetition rule. Raises :class:`SearchStopped`.
-        """
-        empty = (int(self.tables.playable) & ~(int(mine) | int(theirs))).bit_count()
-        first = max(4, 2 * empty)
-        # a test stopped by a node budget goes on, when asked again, from the horizon it reached
-        ladder = (int(mine), int(theirs), int(counter), int(s))
-        horizon = self._ladder.get(ladder, first)
+    def _next_horizon(self, horizon: int, first: int) -> int:
+        if horizon < first + HORIZON_SPAN:
+            return horizon + HORIZON_STEP
+        return max(horizon + HORIZON_STEP, (horizon * HORIZON_GROWTH // 4) & ~1)
+
+    def _prove(self, w: _Thread, abort: np.ndarray, provers: tuple[str, ...], mine: int, theirs: int, counter: int,
+               s: int, limit: int, won: Callable[[], bool]) -> Answer:
+        """Run ``provers`` ('P', 'F': their ladders of horizons, taking turns at each) on thread
+        ``w`` until one gives a real answer, then the search without a horizon; ``won`` says that
+        another thread has answered. 'D' is the proof-number search alone. Raises
+        :class:`SearchStopped`."""
+        if provers == ("D",):
+            return self._dfpn(w, abort, mine, theirs, counter, s, limit)
         p_is_mover = s > 0  # the side that needs more than a draw at this threshold
-        while horizon <= self.horizon_limit:
-            self._ladder[ladder] = horizon
-            # the cut scored as a loss for P: a P success is real
-            r = self._run(mine, theirs, counter, s, horizon, -CUT_SCORE if p_is_mover else CUT_SCORE, node_limit)
-            if (r >= s) == p_is_mover:
-                return r >= s, r
-            r = self._run(mine, theirs, counter, s, horizon, CUT_SCORE if p_is_mover else -CUT_SCORE, node_limit)
-            if (r >= s) != p_is_mover:
-                return r >= s, r
-            horizon = horizon + HORIZON_STEP if horizon < first + HORIZON_SPAN else \
-                max(horizon + HORIZON_STEP, (horizon * HORIZON_GROWTH // 4) & ~1)
-        r = self._run(mine, theirs, counter, s, 0, 0, node_limit)
-        return r >= s, r
+        empty = (int(self.tables.playable) & ~(mine | theirs)).bit_count()
+        first = max(4, 2 * empty)
+        while True:
+            tried = False
+            for prover in provers:
+                key = (mine, theirs, counter, s, prover)
+                horizon = self._ladder.get(key, first)
+                if horizon > self.horizon_limit:
+                    continue
+                tried = True
+                # P's prover cuts the game as a loss for P (a P success is real), F's as a win for P
+                cut = -CUT_SCORE if (prover == "P") == p_is_mover else CUT_SCORE
+                r, move = self._kernel(w, abort, mine, theirs, counter, s, horizon, cut, limit)
+                holds = r >= s
+                if holds == p_is_mover if prover == "P" else holds != p_is_mover:
+                    return Answer(holds, r, move if holds and move != -2 else None)
+                if won():
+                    raise SearchStopped("cancelled", w.nodes)
+                if self._ladder.get(key, first) == horizon:  # another thread may have climbed further
+                    self._ladder[key] = self._next_horizon(horizon, first)
+            if not tried:
+                break
+        r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)
+        holds = r >= s
+        return Answer(holds, r, move if holds and move != -2 else None)
+
+    def test_answer(self, mine: int, theirs: int, counter: int, s: int, budget: int = 0) -> Answer:
+        """Is the mover's score at least s? The race of provers (module docstring) on every thread.
+        ``budget``: nodes this test may take (every thread's count; 0: none beyond the oracle's
+        limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
+        limit, 'budget', 'stack')."""
+        mine, theirs, counter = int(mine), int(theirs), int(counter)
+        nthreads = self.threads if self.horizon_limit > 0 else 1  # on small boards one search answers
+        workers = self.workers[:nthreads]
+        total = self.states
+        limits = []
+        for w in workers:
+            cap = 0
+            if budget:
+                cap = w.nodes + max(1, budget // nthreads)
+            if self.node_limit:
+                left = max(1, (self.node_limit - total) // nthreads)
+                cap = min(cap, w.nodes + left) if cap else w.nodes + left
+            limits.append(cap)
+        run = engine.Run()
+        lock = threading.Lock()
+        answer: list[Answer] = []
+
+        def won() -> bool:
+            return bool(answer)
+
+        def job(k: int, provers: tuple[str, ...]) -> Callable[[], Answer]:
+            def go() -> Answer:
+                a = self._prove(workers[k], run.abort, provers, mine, theirs, counter, s, limits[k], won)
+                with lock:
+                    if not answer:
+                        answer.append(a)
+                        run.abort[0] = 2  # stop the others
+                return a
+            return go
+
+        if self.provers is not None:
+            jobs = [job(k, self.provers[k]) for k in range(min(nthreads, len(self.provers)))]
+        elif nthreads == 1:
+            jobs = [job(0, ("P", "F"))]
+        else:
+            jobs = [job(k, ("P",) if k % 2 == 0 else ("F",)) for k in range(nthreads)]
+        try:
+            results = run.call_many(jobs, deadline=self.deadline, on_tick=self._tick, kernel="search_test")
+        except KeyboardInterrupt:
+            raise SearchStopped("interrupt", self.states) from None
+        if answer:
+            return answer[0]
+        if run.timed_out:
+            raise SearchStopped("time", self.states)
+        reasons = [r.reason for r in results if isinstance(r, SearchStopped)]
+        for r in results:
+            if not isinstance(r, (SearchStopped, Answer)):
+                raise r  # a bug: not a limit
+        if "stack" in reasons:
+            raise SearchStopped("stack", self.states)
+        if "abort" in reasons:
+            raise SearchStopped("interrupt", self.states)
+        if self.node_limit and self.states >= self.node_limit:
+            raise SearchStopped("nodes", self.states)
+        raise SearchStopped("budget", self.states)
+
+    def test(self, mine: int, theirs: int, counter: int, s: int, node_limit: int = 0) -> tuple[bool, int]:
+        """Is the mover's score at least s? (answer, a bound on the score that shows it).
+        ``node_limit``: nodes this test may take. Raises :class:`SearchStopped`."""
+        a = self.test_answer(mine, theirs, counter, s, node_limit)
+        return a.holds, a.score
 
     # -- values and bounds ------------------------------------------------------------------------
 
-    def _proved_move(self, mine, theirs, counter, k):
-        """A move of the mover proved to keep a value of at least k (after a test said so), or None."""
+    def _ending_moves(self, mine: int, theirs: int, counter: int) -> tuple[int, int | None, int]:
+        """(best score, its move, moves) over the moves after which the game is over, or can only be
+        filled in by the side left (classic): their results are known without a search."""
         T = self.tables
-        code = int(engine.search.tt_root_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon, T.syminv))
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
-        n = engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves)
-        codes = [int(x) for x in moves[:n]] or [-1]
-        if code in codes:
-            codes.remove(code)
-            codes.insert(0, code)
-        for c in codes:
-            nm, nt = engine.kernels.play(np.uint64(mine), np.uint64(theirs), np.int64(c), T.adj)
-            child_counter = int(engine.kernels.next_counter(np.int64(counter), np.int64(c), T.rules))
-            # the child's mover must be held to a value of at most -k
-            holds, _ = self.test(int(nm), int(nt), child_counter, value_threshold(1 - k))
-            if not holds:
-                return c
-        return None
+        n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
+        best, best_move = -INF_SCORE, None
+        for code in (int(c) for c in moves[:n]):
+            nm, nt = (np.uint64(x) for x in engine.kernels.play(np.uint64(mine), np.uint64(theirs), np.int64(code),
+                                                                 T.adj))
+            nc = np.int64(engine.kernels.next_counter(np.int64(counter), np.int64(code), T.rules))
+            over, score = engine.kernels.game_status(nm, nt, nc, T.playable, T.reach, T.rules)
+            if over:
+                child = int(score) * M
+            else:
+                known, child = engine.search.fill_out(nm, nt, T.playable, T.adj, T.rules)
+                if not known:
+                    continue
+            v = parent_score(-int(child))
+            if v > best:
+                best, best_move = v, code
+        return best, best_move, n
 
-    def bounds_of(self, mine, theirs, counter, outcome_only=False, lower=None, upper=None) -> SearchBounds:
+    def bounds_of(self, mine: int, theirs: int, counter: int, outcome_only: bool = False,
+                  lower: int | None = None, upper: int | None = None, move: int | None = None,
+                  move_lower: int | None = None) -> SearchBounds:
         """Narrow the interval on the mover's value by tests until it is exact (or, with
         ``outcome_only``, until the outcome is proved) or a limit stops the search.
 
         Never raises for a limit: the bounds proved so far come back with ``stopped`` set.
-        The outcome first (does the mover win? does it at least draw?), then the margin
-        from the bound found towards the material count, each test moving to the bound its
-        fail-soft score proves (MTD(f)). Tests get node budgets that grow fourfold: a test
-        over its budget yields to the next question (the middle of the interval), so an easy
-        question is not held up by a hard one; the table keeps what an aborted test found.
-        ``lower``/``upper``: bounds already known (from a cache).
+        First what the moves that end the game prove, then the outcome (does the mover win?
+        does it at least draw?), then the margin from the bound found towards the material
+        count, each test moving to the bound its fail-soft score proves (MTD(f)). Tests get
+        node budgets that grow fourfold: a test over its budget yields to the next question
+        (the middle of the interval), so an easy question is not held up by a hard one; the
+        table keeps what an aborted test found. ``lower``/``upper``: bounds already known
+        (from a cache), ``move``/``move_lower``: a move known to prove ``move_lower``.
         """
         mine, theirs, counter = int(mine), int(theirs), int(counter)
-        start_nodes = int(self.stats[engine.search.S_NODES])
+        start_nodes = self.states
         t0 = time.monotonic()
-        over, score = engine.kernels.game_status(np.uint64(mine), np.uint64(theirs), np.int64(counter), self.tables.playable,
-                                  self.tables.reach, self.tables.rules)
+        T = self.tables
+        over, score = engine.kernels.game_status(np.uint64(mine), np.uint64(theirs), np.int64(counter), T.playable,
+                                                 T.reach, T.rules)
         if over:
             return SearchBounds(int(score), int(score), None, int(score), 0, 0.0)
+        known, fscore = engine.search.fill_out(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.rules)
+        if known:
+            u = score_class(int(fscore))
+            self._note_score(mine, theirs, counter, True, int(fscore))
+            self._note_score(mine, theirs, counter, False, int(fscore))
+            return SearchBounds(u, u, self._ending_moves(mine, theirs, counter)[1], u, 0, 0.0, None, 0.0)
         S = self.squares
         lo = -S if lower is None else max(-S, lower)
         hi = S if upper is None else min(S, upper)
-        best_move, best_lower = None, -S
+        best_move, best_lower = (move, move_lower) if move is not None and move_lower is not None else (None, -S)
+        # moves that end the game: proved at once
+        ending, ending_move, nmoves = self._ending_moves(mine, theirs, counter)
+        if ending_move is not None:
+            u = score_class(ending)
+            if u >= lo:
+                lo = max(lo, u)
+                self._note_score(mine, theirs, counter, True, ending)
+            if u > best_lower:
+                best_move, best_lower = ending_move, u
+        if nmoves == 0 and best_move is None:
+            best_move = -1  # a forced pass
         guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
-        self._status = SearchStatus(lo, hi)
+        self._status = SearchStatus(lo, hi, best_move)
         self._start, self._start_nodes = t0, start_nodes
         stopped = None
-        budget = 1 << 16
+        budget = FIRST_BUDGET
         target = None  # the next margin test, from the last fail-soft result
         outcome_at = 0.0 if (lo > 0 or hi < 0 or lo == hi == 0) else None
 
-        def outcome_known(lo, hi):
+        def outcome_known(lo: int, hi: int) -> bool:
             return lo > 0 or hi < 0 or (lo == 0 and hi == 0)
 
-        def candidates(lo, hi):
+        def candidates(lo: int, hi: int) -> list[int]:
             out = []
             if not outcome_known(lo, hi):
                 out = [k for k in ((1, 0) if guess >= 1 else (0, 1)) if lo < k <= hi]
             elif not outcome_only:
                 k = target if target is not None else (guess + 1 if guess >= lo + 1 else guess)
                 out = [max(lo + 1, min(hi, k)), (lo + hi + 1) // 2]
-            seen = []
+            seen: list[int] = []
             for k in out:
                 if lo < k <= hi and k not in seen:
                     seen.append(k)
@@ -318,32 +524,20 @@ class SearchOracle(Oracle):
             for k in todo:
                 self._status.lower, self._status.upper = lo, hi
                 try:
-                    holds, r = self.test(mine, theirs, counter, value_threshold(k),
-                                         node_limit=int(self.stats[engine.search.S_NODES]) + budget)
+                    a = self.test_answer(mine, theirs, counter, value_threshold(k), budget)
                 except SearchStopped as stop:
                     if stop.reason == "budget":
                         continue
                     stopped = stop.reason
                     break
-                self._note_score(mine, theirs, counter, holds, r)
-                if holds:
-                    lo = max(lo, min(hi, max(k, score_class(r))))
+                self._note_score(mine, theirs, counter, a.holds, a.score)
+                if a.holds:
+                    lo = max(lo, min(hi, max(k, score_class(a.score))))
                     target = lo + 1
-                    if lo > best_lower:
-                        try:
-                            move = self._proved_move(mine, theirs, counter, lo)
-                            if move is None and lo > k:
-                                move = self._proved_move(mine, theirs, counter, k)
-                                if move is not None:
-                                    best_move, best_lower = move, k
-                            elif move is not None:
-                                best_move, best_lower = move, lo
-                        except SearchStopped as stop:
-                            if stop.reason != "budget":
-                                stopped = stop.reason
-                                break
+                    if a.move is not None and lo > best_lower:
+                        best_move, best_lower = a.move, lo
                 else:
-                    hi = min(hi, max(lo, min(k - 1, score_class(r))))
+                    hi = min(hi, max(lo, min(k - 1, score_class(a.score))))
                     target = hi
                 guess = max(lo, min(hi, guess))
                 if outcome_at is None and outcome_known(lo, hi):
@@ -360,10 +554,10 @@ class SearchOracle(Oracle):
             best_move = self._guess_move(mine, theirs, counter)
         self._status = None
         done = lo == hi or (outcome_only and outcome_known(lo, hi))
-        return SearchBounds(lo, hi, best_move, best_lower, int(self.stats[engine.search.S_NODES]) - start_nodes, time.monotonic() - t0,
-                      None if done else stopped, outcome_at)
+        return SearchBounds(lo, hi, best_move, best_lower, self.states - start_nodes, time.monotonic() - t0,
+                            None if done else stopped, outcome_at)
 
-    def _note_score(self, mine, theirs, counter, holds: bool, r: int) -> None:
+    def _note_score(self, mine: int, theirs: int, counter: int, holds: bool, r: int) -> None:
         """Keep the bound a test proved on a position's composite score (for its depth later)."""
         key = (mine, theirs, counter)
         lo, hi = self._scores.get(key, (-INF_SCORE, INF_SCORE))
@@ -373,43 +567,43 @@ class SearchOracle(Oracle):
             hi = min(hi, r)
         self._scores[key] = (lo, hi)
 
-    def _guess_move(self, mine, theirs, counter):
+    def _guess_move(self, mine: int, theirs: int, counter: int) -> int:
         """The table's move for the position, else the first move in the search's order."""
         T = self.tables
-        code = int(engine.search.tt_root_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon, T.syminv))
-        if code != -2:
-            return code
+        code = int(engine.search.table_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon,
+                                            T.syminv))
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
-        n = engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves)
+        n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
         if n == 0:
             return -1
-        keys = [int(engine.search.order_key(np.uint64(mine), np.uint64(theirs), moves[i], np.int64(-2), T.adj, self.history))
+        if code in moves[:n]:
+            return code
+        history = self.workers[0].history
+        keys = [int(engine.search.order_key(np.uint64(mine), np.uint64(theirs), moves[i], T.adj, history))
                 for i in range(n)]
         return int(moves[int(np.argmax(keys))])
 
     def bounds(self, p: Position, outcome_only: bool = False) -> Bounds:
         """:meth:`bounds_of` for a :class:`solver.rules.Position` (from its mover's side), starting
-        from what earlier calls proved about it; an exact answer is kept for :meth:`lookup`."""
+        from what earlier calls proved about it (moves are kept in the canonical orientation, so a
+        symmetric or colour-inverted position gets them back in its own); an exact answer is kept
+        for :meth:`lookup`."""
         mine, theirs, counter = self._bits(p)
-        key = self._key(mine, theirs, counter)
-        if key in self._values:
-            u = self._values[key]
-            known = self._proved.get(key)
-            code = known[0] if known else None
-            return Bounds(u, u, None if code is None else code_move(code), known[1] if known else u)
-        lower, upper, move, move_lower = self._bounds.get(key, (None, None, None, None))
+        cm, ct, c, sym = self._key(mine, theirs, counter)
+        key = (cm, ct, c)
+        lower, upper, cmove, move_lower = self._bounds.get(key, (None, None, None, None))
+        if lower is not None and lower == upper and cmove is not None:
+            code = self._from_canonical(cmove, sym)
+            return Bounds(lower, lower, code_move(code), move_lower)
         self._root = p
         try:
-            b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper)
+            b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper,
+                               self._from_canonical(cmove, sym), move_lower)
         finally:
             self._root = None
-        if move is not None and (b.best_lower < move_lower):
-            b.best_move, b.best_lower = move, move_lower
-        self._bounds[key] = (b.lower, b.upper, b.best_move if b.best_lower > -self.squares else None,
-                             b.best_lower)
+        self._bounds[key] = (b.lower, b.upper, self._to_canonical(b.best_move, sym), b.best_lower)
         if b.exact:
             self._values[key] = b.lower
-            self._proved[key] = (b.best_move, b.best_lower)
         return Bounds(b.lower, b.upper, None if b.best_move is None else code_move(b.best_move), b.best_lower,
                       b.nodes, b.seconds, b.stopped, b.outcome_seconds)
 
@@ -417,25 +611,27 @@ class SearchOracle(Oracle):
              move_lower: int | None = None) -> None:
         """Start later searches of p from bounds proved before (the mover's side; a move with
         its proved lower bound), for example read from a cache."""
-        key = self._key(*self._bits(p))
+        cm, ct, c, sym = self._key(*self._bits(p))
+        key = (cm, ct, c)
         old = self._bounds.get(key)
+        code = None if move is None else self._to_canonical(move_code(move), sym)
+        bound = move_lower if code is not None and move_lower is not None else -self.squares
         if old is not None:
             lower, upper = max(lower, old[0]), min(upper, old[1])
-            if old[2] is not None and (move is None or move_lower is None or old[3] > move_lower):
-                self._bounds[key] = (lower, upper, old[2], old[3])
-                return
-        code = None if move is None else move_code(move)
-        self._bounds[key] = (lower, upper, code, move_lower if code is not None else -self.squares)
+            if old[2] is not None and old[3] >= bound:
+                code, bound = old[2], old[3]
+        self._bounds[key] = (lower, upper, code, bound)
 
-    def value_of(self, mine, theirs, counter) -> int:
+    def value_of(self, mine: int, theirs: int, counter: int) -> int:
         """The value for the mover; raises LimitError with ``bounds``."""
-        key = self._key(mine, theirs, counter)
+        cm, ct, c, sym = self._key(mine, theirs, counter)
+        key = (cm, ct, c)
         if key in self._values:
-            return self._values[key]
-        lower, upper, _, _ = self._bounds.get(key, (None, None, None, None))
-        b = self.bounds_of(mine, theirs, counter, False, lower, upper)
+            return int(self._values[key])
+        lower, upper, cmove, move_lower = self._bounds.get(key, (None, None, None, None))
+        b = self.bounds_of(mine, theirs, counter, False, lower, upper, self._from_canonical(cmove, sym), move_lower)
+        self._bounds[key] = (b.lower, b.upper, self._to_canonical(b.best_move, sym), b.best_lower)
         if not b.exact:
-            self._bounds[key] = (b.lower, b.upper, None, -self.squares)
             raise self._limit_error(b)
         self._values[key] = b.lower
         return b.lower
@@ -447,7 +643,7 @@ class SearchOracle(Oracle):
                 "interrupt": ""}.get(reason, reason)
 
     def _limit_error(self, b: SearchBounds) -> BaseException:
-        done = f"the search stopped after {int(self.stats[engine.search.S_NODES]):,} nodes"
+        done = f"the search stopped after {self.states:,} nodes"
         why = self.stop_message(b.stopped or "")
         err: BaseException
         if b.stopped == "interrupt":
@@ -455,7 +651,7 @@ class SearchOracle(Oracle):
         elif b.stopped == "time":
             err = TimeLimitError(f"{done}: {why}")
         elif b.stopped == "nodes":
-            err = StateLimitError(why, int(self.stats[engine.search.S_NODES]))
+            err = StateLimitError(why, self.states)
         elif b.stopped == "stack":
             err = MemoryLimitError(f"{done}: {why}")
         else:
@@ -540,7 +736,7 @@ class SearchOracle(Oracle):
         return self.value_of(*self._bits(p))
 
     def lookup(self, p: Position) -> tuple[int, float]:
-        key = self._key(*self._bits(p))
+        key = self._key(*self._bits(p))[:3]
         if key in self._results:
             return self._results[key]
         r = p.result()
@@ -592,7 +788,7 @@ class SearchOracle(Oracle):
 
         # Iterative depth-first walk: frames of (key, children, next index, longest so far).
         def key_of(q):
-            return self._key(*self._bits(q))
+            return self._key(*self._bits(q))[:3]
 
         root_key = key_of(p)
         if root_key in memo:

@@ -43,7 +43,7 @@ def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
     for p in _roots(90, rules, 70):
         ref = ReferenceSolution([p], max_states=100_000)
         value = ref.lookup(p)[0]  # the mover's
-        for limit in (10, 60, 400):
+        for limit in (3, 10, 60, 400):
             oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit)
             for outcome_only in (False, True):
                 b = oracle.bounds(p, outcome_only=outcome_only)

@@ -8,7 +8,8 @@ tablebases, perft's front end) sits beside, in :mod:`solver`, and reaches a
 kernel module through this package as an attribute, ``engine.search.search_test``:
 
 - ``kernels``: the rules on bitboards (moves, play, game over, symmetry, hashing);
-- ``search``: null-window tests with a transposition table (:mod:`solver.search`);
+- ``search``, ``dfpn``, ``ttable``: null-window tests by alpha-beta and by proof numbers, and
+  the transposition table they share (:mod:`solver.search`);
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
   per-counter answers, its table and the options read from it (:mod:`solver.retro`);
 - ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps;
@@ -39,8 +40,8 @@ import numpy as np
 
 from ..limits import TimeLimitError
 
-KERNEL_MODULES = ("bits", "kernels", "search", "retro", "counters", "solved", "options", "dense", "tier_kernels",
-                  "perft")
+KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "counters", "solved", "options", "dense",
+                  "tier_kernels", "perft")
 
 
 def __getattr__(name: str) -> ModuleType:
@@ -158,6 +159,46 @@ class Run:
             raise box["error"]
         record_compilation()
         return box["result"]
+
+    def call_many(self, fns: list[Callable[[], Any]], deadline: float | None = None,
+                  on_tick: Callable[[np.ndarray], None] | None = None, kernel: str = "kernel") -> list[Any]:
+        """Run each of ``fns`` (Python functions that call kernels, which release the GIL) in a
+        worker thread of its own, all at once, sharing ``abort``; return their results in order,
+        an exception a function raised standing in for its result. Past ``deadline``, or on
+        Ctrl-C (which then passes through), ``abort[0]`` is set to 1 so that every kernel stops."""
+        announce_compilation(kernel)
+        box: list[Any] = [None] * len(fns)
+
+        def target(k: int) -> None:
+            try:
+                box[k] = fns[k]()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box[k] = exc
+
+        old = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        try:
+            workers = [threading.Thread(target=target, args=(k,), daemon=True) for k in range(len(fns))]
+            for worker in workers:
+                worker.start()
+        finally:
+            threading.stack_size(old)
+        try:
+            while any(worker.is_alive() for worker in workers):
+                for worker in workers:
+                    worker.join(0.05 / len(workers))
+                if on_tick is not None:
+                    on_tick(self.progress)
+                if deadline is not None and time.monotonic() > deadline and not self.timed_out:
+                    self.timed_out = True
+                    self.abort[0] = 1
+        except KeyboardInterrupt:
+            self.abort[0] = 1
+            for worker in workers:
+                worker.join()
+            raise
+        record_compilation()
+        return box
 
     def stopped(self, what: str) -> BaseException:
         """The error for a kernel that answered ABORTED."""

@@ -3,7 +3,7 @@
 Everything here answers one question, "is the mover's score at least s?" (a
 *test*), by a fail-soft alpha-beta search in the null window (s - 1, s). The
 answer is a proof: a *lower bound* when yes, an *upper bound* when no. Values,
-outcomes, intervals and depths are sequences of tests (:class:`SearchOracle`).
+outcomes, intervals and depths are sequences of tests (:class:`solver.search.SearchOracle`).
 
 Scores
 ------
@@ -12,7 +12,7 @@ in d plies, ``u * M + d`` when it loses by -u, and 0 for a draw (M = 2**20).
 Maximising it prefers the larger value, then the shorter win or the longer loss
 (SPEC section 4). A child's score w becomes ``h(-w)`` for the parent, with
 h(x) = x - 1 for x > 0 and x + 1 for x < 0, so windows translate exactly
-(:func:`_widen`). A test "is the value at least k?" puts s = k * M - M/2 (the
+(:func:`solver.scores.widen`). A test "is the value at least k?" puts s = k * M - M/2 (the
 boundary between two values); a test inside a value's band asks about depth.
 No threshold is ever 0, so every node of a test asks a yes/no question.
 
@@ -84,29 +84,35 @@ cut is a win). A line is cut at once when it cannot end before the horizon
 
 The transposition table
 -----------------------
-Two tables of the same entries: nodes a few plies from the horizon (most nodes,
-each cheap) use a small table that stays in the processor's cache, the others a
-large one sized by the memory budget; which table only decides what is kept
-where, never what a bound means. Buckets of four 32-byte entries (two cache
-lines). An entry holds the canonical
-key (mover's pieces, other pieces, counter), the proved lower and upper bounds
-on the mover's score, one bound that holds only for a cut game (value, plies
-left, kind), the best move, and the log2 of the nodes its search took. A store
-replaces the entry with the same key, else an empty one, else the cheapest. On
-probing, entries of the same board at other clocks are used under ``uai`` as
-the clock fact allows.
+Proved bounds are kept in :mod:`.ttable`, one table shared by every thread of a
+search (lockless entries), plus, per thread, a small table for the nodes a few
+plies from the horizon (most nodes, each cheap) that stays in the processor's
+cache; which table only decides what is kept where, never what a bound means.
 
-Before searching a node's moves, the table is read for each child (enhanced
-transposition cut-offs, where enough plies are left): a child already refuted
-cuts the node at once. A child that is over, or cut by the horizon, is scored in
+Before searching a node's moves, the node's own table move is tried first
+without generating the others (most cut-offs come from it); when it does not cut,
+the other moves are generated, and where enough plies are left the table is read
+for each child (enhanced transposition cut-offs): a child already refuted cuts
+the node at once. A child that is over, or cut by the horizon, is scored in
 place without a frame of its own.
+
+A side with no pieces (classic)
+-------------------------------
+Under ``classic`` a wiped-out side passes while the other fills what it can
+reach. When every empty square lies in a region of empty squares (8-connected)
+that touches the survivor, the rest of the game is known without search: the
+survivor clones into every empty square, one per turn (each clone is adjacent to
+its pieces; a jump would fill nothing), so it ends with every square, and the
+end comes soonest that way: 2R - 1 plies with the survivor to move and R empty
+squares, 2R with the wiped-out side to move (it passes first). The search scores
+such a position as finished with that value and depth (:func:`fill_out`).
 
 Limits
 ------
 There is no ply limit: the stack grows as needed (up to the memory budget).
 A test stops, without an answer, at the node limit, on abort (deadline or
 Ctrl-C), or when the stack outgrows its budget; whatever it stored stays valid.
-:meth:`SearchOracle.bounds_of` turns that into an interval that is always proved.
+:meth:`solver.search.SearchOracle.bounds_of` turns that into an interval that is always proved.
 
 Kernels take and return plain arrays and integers.
 """
@@ -115,226 +121,66 @@ import numpy as np
 from numba import njit
 
 from .. import scores
-from .bits import popcount, prefetch
-from .kernels import (canonical, game_status, gen_moves_at, grow, grow_rows, key_hash, map_move,
-                      map_move_by, min_plies_to_end, next_counter, play)
+from . import ttable
+from .bits import lowest_square, popcount, prefetch
+from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
+                      play)
 
 M = np.int64(scores.M)
-HALF = np.int64(scores.HALF)
 INF_SCORE = np.int64(scores.INF_SCORE)
-NONE = np.int64(1 << 40)              # "no repetition": the result rests on nothing above
+NONE = np.int64(1 << 40)  # "no repetition": the result rests on nothing above
 MAX_MOVES = 64 * 21
-ENTRY_WORDS = 4
-BUCKET = 4
+ENTRY_WORDS = ttable.ENTRY_WORDS
+BUCKET = ttable.BUCKET
 
 # stats slots
 S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP, S_PROBES, S_HITS, S_TTCUTS, S_CUTS, S_FIRSTCUTS, S_STORES, \
     S_PENDING, S_VALIDATED, S_DISCARDED, S_REPS, S_ETC, S_VISITS, S_CHITS, S_TERMINAL, S_HCUTS, S_GENERATED, \
-    S_SEARCHED = range(21)
-NSTATS = 21
+    S_SEARCHED, S_TTFIRST, S_FILLOUT, S_ROOTMOVE = range(24)
+NSTATS = 24
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
+# options (int64 array)
+O_HORIZON, O_HSCORE, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT = range(7)
+NOPTS = 7
 
 # frame columns
 F_C, F_AL, F_BE, F_BEST, F_BESTMV, F_DEP, F_I, F_N, F_MOFF, F_SYM, F_EMP, F_PST, F_NODES, F_LEFT, F_CUTW, \
-    F_VISIT = range(16)
-NF = 16
-
-# packed fields of an entry's fourth word
-_MOVE_BITS = 13
-_CNT_SHIFT = 13
-_HV_SHIFT = 21
-_HR_SHIFT = 49
-_HLOW_BIT = 57
-_HWIN_BIT = 58
-_WORK_SHIFT = 59  # 4 bits
-_VALID_BIT = 63
-_HV_MASK = (1 << 28) - 1
-
+    F_VISIT, F_GEN = range(17)
+NF = 17
+BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
 
 _widen = njit(cache=True)(scores.widen)
 _parent_score = njit(cache=True)(scores.parent_score)
 
 
-# -- the transposition table ----------------------------------------------------------------------
+# -- a side with no pieces (classic) --------------------------------------------------------------
 
 @njit(cache=True)
-def _pack_lohi(lo, hi):
-    return (np.uint64(lo) & np.uint64(0xFFFFFFFF)) | (np.uint64(hi) << np.uint64(32))
-
-
-@njit(cache=True)
-def _unpack_lo(w):
-    return np.int64(np.int32(w & np.uint64(0xFFFFFFFF)))
-
-
-@njit(cache=True)
-def _unpack_hi(w):
-    return np.int64(np.int32(w >> np.uint64(32)))
-
-
-@njit(cache=True)
-def _w3(move, counter, hval, hr, hlow, hwin, work):
-    w = np.uint64(move + 2) & np.uint64((1 << _MOVE_BITS) - 1)
-    w |= (np.uint64(counter) & np.uint64(255)) << np.uint64(_CNT_SHIFT)
-    w |= (np.uint64(hval) & np.uint64(_HV_MASK)) << np.uint64(_HV_SHIFT)
-    w |= (np.uint64(hr) & np.uint64(255)) << np.uint64(_HR_SHIFT)
-    w |= np.uint64(hlow) << np.uint64(_HLOW_BIT)
-    w |= np.uint64(hwin) << np.uint64(_HWIN_BIT)
-    w |= (np.uint64(min(work, 15)) & np.uint64(15)) << np.uint64(_WORK_SHIFT)
-    w |= np.uint64(1) << np.uint64(_VALID_BIT)
-    return w
-
-
-@njit(cache=True)
-def _w3_move(w):
-    return np.int64(w & np.uint64((1 << _MOVE_BITS) - 1)) - 2
-
-
-@njit(cache=True)
-def _w3_counter(w):
-    return np.int64((w >> np.uint64(_CNT_SHIFT)) & np.uint64(255))
-
-
-@njit(cache=True)
-def _w3_hval(w):
-    v = np.int64((w >> np.uint64(_HV_SHIFT)) & np.uint64(_HV_MASK))
-    if v >= (1 << 27):
-        v -= 1 << 28
-    return v
-
-
-@njit(cache=True)
-def _w3_hr(w):
-    return np.int64((w >> np.uint64(_HR_SHIFT)) & np.uint64(255))
-
-
-@njit(cache=True)
-def _w3_flag(w, bit):
-    return np.int64((w >> np.uint64(bit)) & np.uint64(1))
-
-
-@njit(cache=True)
-def _w3_work(w):
-    return np.int64((w >> np.uint64(_WORK_SHIFT)) & np.uint64(15))
-
-
-@njit(cache=True)
-def _bucket(cm, ct, nbuckets_mask):
-    return np.int64(key_hash(cm, ct, np.int64(0)) & np.uint64(nbuckets_mask)) * BUCKET
-
-
-@njit(cache=True)
-def _clock_lower_ok(lo, c_entry, c):
-    """The clock fact: a lower bound proved at clock c_entry holds at clock c."""
-    if lo > 0:
-        return c <= c_entry
-    return c >= c_entry
-
-
-@njit(cache=True)
-def _clock_upper_ok(hi, c_entry, c):
-    if hi < 0:
-        return c <= c_entry
-    return c >= c_entry
-
-
-@njit(cache=True)
-def tt_probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
-    """Bounds on the mover's score from the table: out = [lo, hi, move, found].
-
-    ``clock_kind``: 0 the counter must match (or there is none), 1 the uai clock fact.
-    ``left``/``cutw``: plies left and how the cut scores for the mover (0 no horizon,
-    1 a win, 2 a loss) for the bounds that hold only in a cut game.
-    """
-    lo = -INF_SCORE
-    hi = INF_SCORE
-    move = np.int64(-2)
-    found = 0
-    for k in range(BUCKET):
-        e = base + k
-        w3 = tt[e, 3]
-        if w3 == 0 or tt[e, 0] != cm or tt[e, 1] != ct:
-            continue
-        ce = _w3_counter(w3)
-        elo = _unpack_lo(tt[e, 2])
-        ehi = _unpack_hi(tt[e, 2])
-        same = ce == c
-        if same or clock_kind == 1:
-            if same or _clock_lower_ok(elo, ce, c):
-                lo = max(lo, elo)
-            if same or _clock_upper_ok(ehi, ce, c):
-                hi = min(hi, ehi)
-        if not same:
-            continue
-        found = 1
-        mv = _w3_move(w3)
-        if mv != -2:
-            move = mv
-        hr = _w3_hr(w3)
-        if hr > 0 and cutw != 0:
-            hwin = _w3_flag(w3, _HWIN_BIT) + 1  # 1 win, 2 loss... stored as 0 = win, 1 = loss
-            if hwin == cutw:
-                hv = _w3_hval(w3)
-                hlow = _w3_flag(w3, _HLOW_BIT)
-                # cut a loss for the mover: more plies left only help it
-                if cutw == 2:
-                    if hlow == 1 and left >= hr:
-                        lo = max(lo, hv)
-                    elif hlow == 0 and left <= hr:
-                        hi = min(hi, hv)
-                else:
-                    if hlow == 1 and left <= hr:
-                        lo = max(lo, hv)
-                    elif hlow == 0 and left >= hr:
-                        hi = min(hi, hv)
-    out[0] = lo
-    out[1] = hi
-    out[2] = move
-    out[3] = found
-
-
-@njit(cache=True)
-def tt_store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
-    """Store proved bounds (lo/hi; -INF/INF for none) and optionally one cut-game bound
-    (hr > 0) for (cm, ct, c). Merges with an entry of the same key."""
-    same = -1
-    empty = -1
-    cheap = -1
-    cwork = np.int64(99)
-    for k in range(BUCKET):
-        e = base + k
-        w3 = tt[e, 3]
-        if w3 == 0:
-            if empty < 0:
-                empty = e
-            continue
-        if tt[e, 0] == cm and tt[e, 1] == ct and _w3_counter(w3) == c:
-            same = e
-            break
-        wk = _w3_work(w3)
-        if wk < cwork:
-            cheap = e
-            cwork = wk
-    victim = same if same >= 0 else (empty if empty >= 0 else cheap)
-    if same >= 0:
-        w3 = tt[same, 3]
-        lo = max(lo, _unpack_lo(tt[same, 2]))
-        hi = min(hi, _unpack_hi(tt[same, 2]))
-        if hr == 0 and _w3_hr(w3) > 0:  # keep the old cut-game bound
-            hval = _w3_hval(w3)
-            hr = _w3_hr(w3)
-            hlow = _w3_flag(w3, _HLOW_BIT)
-            hwin = _w3_flag(w3, _HWIN_BIT)
-        if move == -2:
-            move = _w3_move(w3)
-        work = max(work, _w3_work(w3))
-    if lo > hi:  # cannot happen with proved bounds; keep the table consistent anyway
-        hi = lo
-    tt[victim, 0] = cm
-    tt[victim, 1] = ct
-    tt[victim, 2] = _pack_lohi(lo, hi)
-    tt[victim, 3] = _w3(move, c, hval, hr, hlow, hwin, work)
+def fill_out(m, t, playable, adj, rules):
+    """(known, mover's composite score): the rest of a classic game in which a side has no pieces,
+    when every empty square can be filled by the survivor's clones (see the module docstring)."""
+    if rules[0] != 0 or (m != 0 and t != 0) or (m | t) == 0:
+        return False, np.int64(0)
+    filled = m | t
+    rest = playable & ~filled
+    r = np.int64(popcount(rest))
+    grew = True
+    while rest and grew:
+        grew = False
+        e = rest
+        while e:
+            sq = lowest_square(e)
+            e &= e - np.uint64(1)
+            if adj[sq] & filled:
+                filled |= np.uint64(1) << sq
+                rest &= ~(np.uint64(1) << sq)
+                grew = True
+    if rest:
+        return False, np.int64(0)
+    if t == 0:
+        return True, (np.int64(popcount(m)) + r) * M - (2 * r - 1)
+    return True, -(np.int64(popcount(t)) + r) * M + 2 * r
 
 
 # -- the conditional table: results that rest on a position still on the current line ------------
@@ -392,14 +238,25 @@ def c_insert(ck, ci, fr, ply, cm, ct, c):
     return free
 
 
-
-# -- move ordering --------------------------------------------------------------------------------
+# -- moves and their order ------------------------------------------------------------------------
 
 @njit(cache=True)
-def order_key(mine, theirs, code, tt_move, adj, history):
-    """Larger first: the table's move, then clones and jumps by what they take and keep."""
-    if code == tt_move:
-        return np.int64(1 << 50)
+def _is_legal(m, t, code, playable, adj, jmp):
+    """Is the clone or jump ``code`` legal for the mover (a table move, checked before it is played)?"""
+    if code < 0:
+        return False
+    to = code & 63
+    if not ((playable & ~(m | t)) >> np.uint64(to)) & np.uint64(1):
+        return False
+    frm = (code >> 6) - 1
+    if frm < 0:
+        return (adj[to] & m) != 0
+    return ((m >> np.uint64(frm)) & np.uint64(1)) != 0 and ((jmp[to] >> np.uint64(frm)) & np.uint64(1)) != 0
+
+
+@njit(cache=True)
+def order_key(mine, theirs, code, adj, history):
+    """Larger first: clones and jumps by what they take and keep, then the history of cut-offs."""
     if code < 0:
         return np.int64(0)
     to = code & 63
@@ -412,6 +269,37 @@ def order_key(mine, theirs, code, tt_move, adj, history):
         exposed = np.int64(popcount(adj[frm] & mine))
         key = 400 * caps + 10 * friends - 120 * exposed
     return key * 65536 + min(history[code & 8191], np.int64(65535))
+
+
+@njit(cache=True)
+def _expand(m, t, playable, adj, jmp, history, mv, mo, moff):
+    """Write the mover's moves from ``mv[moff]`` on with their order keys in ``mo``; return how
+    many (a pass, -1, when there is none). Keys by destination: what a move there takes and keeps."""
+    n = 0
+    e = playable & ~(m | t)
+    while e:
+        to = np.int64(lowest_square(e))
+        e &= e - np.uint64(1)
+        a = adj[to]
+        base = 400 * np.int64(popcount(a & t)) + 10 * np.int64(popcount(a & m))
+        if a & m:
+            mv[moff + n] = to
+            mo[moff + n] = (3000 + base) * 65536 + min(history[to], np.int64(65535))
+            n += 1
+        o = jmp[to] & m
+        while o:
+            frm = np.int64(lowest_square(o))
+            o &= o - np.uint64(1)
+            code = (frm + 1) * 64 + to
+            mv[moff + n] = code
+            mo[moff + n] = (base - 120 * np.int64(popcount(adj[frm] & m))) * 65536 + \
+                min(history[code & 8191], np.int64(65535))
+            n += 1
+    if n == 0:
+        mv[moff] = -1
+        mo[moff] = 0
+        n = 1
+    return n
 
 
 @njit(cache=True)
@@ -432,50 +320,162 @@ def _pick(moves, order, lo, i, hi):
     return code
 
 
-# -- the test -------------------------------------------------------------------------------------
-
 @njit(cache=True)
-def _etc(m, t, c, moff, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind, cleft, ccutw, be, probe):
-    """The best score the table proves for the mover through one move (for a cut-off), or -INF."""
-    for k in range(n):  # load the children's buckets first, then read them
+def _etc(m, t, c, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind, cleft, ccutw, be,
+         probe):
+    """(best score, its move): the best the table proves for the mover through one of the moves
+    ``mv[moff + first: moff + n]`` (for a cut-off), or (-INF, -2)."""
+    for k in range(first, n):  # load the children's buckets first, then read them
         nm, nt = play(m, t, mv[moff + k], adj)
         if nsym > 1:
             nm, nt, _ = canonical(nm, nt, canon)
-        prefetch(ttflat, _bucket(nm, nt, nbmask) * ENTRY_WORDS)
+        prefetch(ttflat, ttable.bucket(nm, nt, nbmask) * ENTRY_WORDS)
     best = -INF_SCORE
-    for k in range(n):
+    bmove = np.int64(-2)
+    for k in range(first, n):
         code = mv[moff + k]
         nm, nt = play(m, t, code, adj)
         if nsym > 1:
             nm, nt, _ = canonical(nm, nt, canon)
-        tt_probe(tt, _bucket(nm, nt, nbmask), nm, nt, next_counter(c, code, rules), clock_kind, cleft, ccutw, probe)
+        ttable.probe(tt, ttable.bucket(nm, nt, nbmask), nm, nt, next_counter(c, code, rules), clock_kind, cleft,
+                     ccutw, probe)
         if probe[1] < INF_SCORE:
             v = _parent_score(-probe[1])
             if v > best:
                 best = v
+                bmove = code
                 if best >= be:
-                    return best
-    return best
+                    return best, bmove
+    return best, bmove
 
+
+# -- finishing a node -------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask, nbmask_n, near_left, horizon,
+            symperm, stats):
+    """Store a finished node's result (or keep it as conditional) and settle what rested on it;
+    return the new top of the pending rows and the ply the result rests on (NONE: a fact)."""
+    be = fr[ply, F_BE]
+    high = best >= be
+    f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
+    dq = dep if dep < ply else NONE
+    pst = fr[ply, F_PST]
+    # what this result is: a proved bound, or one that holds in the cut game only
+    cutw = fr[ply, F_CUTW]
+    left = fr[ply, F_LEFT]
+    hwin = np.int64(0) if cutw == 1 else np.int64(1)
+    # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
+    real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
+    hr = np.int64(0) if real else max(np.int64(1), left)
+    nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
+    work = np.int64(0)
+    while nodes_used > 1 and work < 15:
+        nodes_used >>= 1
+        work += 1
+    bm = fr[ply, F_BESTMV]
+    cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
+    if f_side:
+        # validate, or rest on what this node rests on, every result that rested on it
+        w = pst
+        for r in range(pst, ptop):
+            e = pend[r, 0]
+            if ci[e, C_OWN] != pend[r, 1]:
+                continue  # overwritten meanwhile
+            d = ci[e, C_DEP]
+            nd = dq if d >= ply else min(d, dq)
+            if nd == NONE:
+                stats[S_VALIDATED] += 1
+                ev = ci[e, C_VAL]
+                elow = ci[e, C_LOW]
+                ereal = ci[e, C_HR] == 0
+                ttable.store(tt, ttable.bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
+                             ev if (elow == 1 and ereal) else -INF_SCORE,
+                             ev if (elow == 0 and ereal) else INF_SCORE,
+                             ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
+                ci[e, C_OWN] = 0
+            else:
+                ci[e, C_DEP] = nd
+                ci[e, C_DVISIT] = fr[nd, F_VISIT]
+                pend[w, 0] = e
+                pend[w, 1] = pend[r, 1]
+                w += 1
+        ptop = w
+    else:
+        # a P success: what rested on this node assumed F held here; drop all of it
+        for r in range(pst, ptop):
+            e = pend[r, 0]
+            if ci[e, C_OWN] == pend[r, 1]:
+                ci[e, C_OWN] = 0
+                stats[S_DISCARDED] += 1
+        ptop = pst
+    if dq == NONE:
+        stats[S_STORES] += 1
+        lo = best if (high and real) else -INF_SCORE
+        hi = best if ((not high) and real) else INF_SCORE
+        if horizon > 0 and left <= near_left:
+            ttable.store(ttn, ttable.bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], fr[ply, F_C],
+                         lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+        else:
+            ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
+                         lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+    elif ptop < pend.shape[0]:
+        e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
+        if e >= 0:
+            stats[S_PENDING] += 1
+            ck[e, 0] = fk1[ply]
+            ck[e, 1] = fk2[ply]
+            ci[e, C_CNT] = fr[ply, F_C]
+            ci[e, C_VAL] = best
+            ci[e, C_LOW] = 1 if high else 0
+            ci[e, C_HR] = hr
+            ci[e, C_HWIN] = hwin
+            ci[e, C_DEP] = dq
+            ci[e, C_DVISIT] = fr[dq, F_VISIT]
+            ci[e, C_MOVE] = cmove
+            ci[e, C_WORK] = work
+            ci[e, C_OWN] = fr[ply, F_VISIT]
+            pend[ptop, 0] = e
+            pend[ptop, 1] = fr[ply, F_VISIT]
+            ptop += 1
+            _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
+    return ptop, dq
+
+
+# -- the test -------------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
-def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_kind, playable, adj, jmp, reach,
-                canon, symperm, syminv, rules, tt, ttn, near_left, ck, ci, history, stats, abort, max_stack,
-                etc_left):
+def search_test(mine, theirs, counter, s, geo, tt, local, opts):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
-    ``horizon`` > 0 cuts the game after that many plies, the cut scoring
-    ``horizon_score`` for the root's mover. ``loopy``: apply the repetition rule.
-    ``clock_kind``: 1 for the uai clock fact in the table, else 0. Returns the
-    score; ``stats[S_STOP]`` != 0 means it stopped without an answer.
+    ``geo`` = (playable, adj, jmp, reach, canon, symperm, syminv, rules): the board and the
+    rules (:class:`solver.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ttn, ck,
+    ci, history, stats, abort): this thread's near table, conditional table, history, counters
+    and abort flag; ``opts`` (int64): the horizon (0: none) and how its cut scores for the
+    root's mover, whether the repetition rule applies, the clock kind (1: the uai clock fact in
+    the table), the plies from the horizon below which the near table is used, the stack's
+    limit in plies and the plies left from which enhanced transposition cut-offs are tried.
+    Returns the score, and in ``stats[S_ROOTMOVE]`` the root's best move (the move that proves
+    a score at least s; -2 when the game is over at the root or the answer needed no move);
+    ``stats[S_STOP]`` != 0 means it stopped without an answer.
 
     An explicit stack of frames (no recursion, no ply limit): the loop is in one of
     three states, entering the node of ``ply``, descending into the move at that
     node's index (a child that is over, or cut by the horizon, is scored on the spot
     without a frame of its own), or taking a child's result (``ret_score``, ``ret_dep``).
     """
+    playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
+    ttn, ck, ci, history, stats, abort = local
+    horizon = opts[O_HORIZON]
+    horizon_score = opts[O_HSCORE]
+    loopy = opts[O_LOOPY] != 0
+    clock_kind = opts[O_CLOCK]
+    near_left = opts[O_NEAR_LEFT]
+    max_stack = opts[O_MAX_STACK]
+    etc_left = opts[O_ETC_LEFT]
     ENTER, DESCEND, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
+    stats[S_ROOTMOVE] = -2
     node_limit = stats[S_NODE_LIMIT]
     nbmask = tt.shape[0] // BUCKET - 1
     ttflat = tt.reshape(-1)  # the same entries as words, for prefetching
@@ -490,8 +490,7 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
     mcap = 1 << 14
     mv = np.empty(mcap, np.int64)
     mo = np.empty(mcap, np.int64)
-    pcap = ck.shape[0]
-    pend = np.empty((pcap, 2), np.int64)  # conditional rows made on the current line: (row, own visit)
+    pend = np.empty((ck.shape[0], 2), np.int64)  # conditional rows made on the current line: (row, own visit)
     ptop = 0
     cflt = np.zeros(1024, np.uint64)  # keys that may have a conditional row (cleared when none is live)
     cflt_used = False
@@ -510,6 +509,9 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
     over, score = game_status(mine, theirs, counter, playable, reach, rules)
     if over:
         return score * M
+    known, fscore = fill_out(mine, theirs, playable, adj, rules)
+    if known:
+        return fscore
     if horizon > 0 and horizon < min_plies_to_end(mine, theirs, counter, playable, reach, rules):
         return horizon_score
     state = ENTER
@@ -535,9 +537,9 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             # near the cut: the small table, which stays in the cache (two calls rather than one on
             # a table chosen at run time: the choice cost 3 % of the time, measured)
             if horizon > 0 and left <= near_left:
-                tt_probe(ttn, _bucket(cm, ct, nbmask_n), cm, ct, c, clock_kind, left, cutw, probe)
+                ttable.probe(ttn, ttable.bucket(cm, ct, nbmask_n), cm, ct, c, clock_kind, left, cutw, probe)
             else:
-                tt_probe(tt, _bucket(cm, ct, nbmask), cm, ct, c, clock_kind, left, cutw, probe)
+                ttable.probe(tt, ttable.bucket(cm, ct, nbmask), cm, ct, c, clock_kind, left, cutw, probe)
             lo = probe[0]
             hi = probe[1]
             tt_move = probe[2]
@@ -566,86 +568,89 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
                             stats[S_CHITS] += 1
                     if tt_move == -2 and ci[e, C_MOVE] != -2:
                         tt_move = ci[e, C_MOVE]
-            if lo >= be or hi <= al or lo == hi:
+            if ply > 0 and (lo >= be or hi <= al or lo == hi):  # the root searches, to name its move
                 stats[S_TTCUTS] += 1
                 ret_score = lo if lo >= be else (hi if hi <= al else lo)
                 ret_dep = cdep
-                if ply == 0:
-                    return ret_score
                 ply -= 1
                 state = RETURNED
-            else:
-                repeated = -1
-                if loopy:
-                    i = ply - 1
-                    while i >= 0 and fr[i, F_EMP] == empties:
-                        if fk1[i] == cm and fk2[i] == ct:
-                            repeated = i
-                            break
-                        i -= 1
-                if repeated >= 0:
-                    # exactly the boundary on F's side of the window (0 is never inside it)
-                    stats[S_REPS] += 1
-                    ret_score = be if 0 >= be else al
-                    ret_dep = np.int64(repeated)
-                    ply -= 1  # never the root: a repetition needs a position above
+                continue
+            repeated = -1
+            if loopy:
+                i = ply - 1
+                while i >= 0 and fr[i, F_EMP] == empties:
+                    if fk1[i] == cm and fk2[i] == ct:
+                        repeated = i
+                        break
+                    i -= 1
+            if repeated >= 0:
+                # exactly the boundary on F's side of the window (0 is never inside it)
+                stats[S_REPS] += 1
+                ret_score = be if 0 >= be else al
+                ret_dep = np.int64(repeated)
+                ply -= 1  # never the root: a repetition needs a position above
+                state = RETURNED
+                continue
+            if ply + 1 >= cap:
+                if 2 * cap > max_stack:
+                    stats[S_STOP] = STOP_STACK
+                    return np.int64(0)
+                cap *= 2
+                fr = grow_rows(fr, cap)
+                fm = grow(fm, cap)
+                ft = grow(ft, cap)
+                fk1 = grow(fk1, cap)
+                fk2 = grow(fk2, cap)
+            moff = fr[ply, F_MOFF]
+            if moff + MAX_MOVES > mcap:
+                mcap = 2 * mcap + MAX_MOVES
+                mv = grow(mv, mcap)
+                mo = grow(mo, mcap)
+            fk1[ply] = cm
+            fk2[ply] = ct
+            fr[ply, F_EMP] = empties
+            fr[ply, F_SYM] = sym
+            fr[ply, F_PST] = ptop
+            fr[ply, F_NODES] = stats[S_NODES]
+            fr[ply, F_LEFT] = left
+            fr[ply, F_CUTW] = cutw
+            stats[S_VISITS] += 1
+            fr[ply, F_VISIT] = stats[S_VISITS]
+            fr[ply, F_I] = 0
+            fr[ply, F_BEST] = -INF_SCORE
+            fr[ply, F_BESTMV] = -2
+            fr[ply, F_DEP] = NONE
+            if tt_move != -2:
+                tt_move = map_move_by(tt_move, syminv, sym)
+            if _is_legal(m, t, tt_move, playable, adj, jmp):
+                # the table's move first, the others only if it does not cut
+                stats[S_TTFIRST] += 1
+                mv[moff] = tt_move
+                fr[ply, F_N] = 1
+                fr[ply, F_GEN] = 0
+                state = DESCEND
+                continue
+            n = _expand(m, t, playable, adj, jmp, history, mv, mo, moff)
+            stats[S_GENERATED] += n
+            fr[ply, F_N] = n
+            fr[ply, F_GEN] = 1
+            if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 1:
+                # enhanced transposition cut-off: a child the table already refutes
+                etc_v, etc_mv = _etc(m, t, c, moff, 0, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask,
+                                     clock_kind, left - 1 if horizon > 0 else np.int64(0),
+                                     3 - cutw if cutw != 0 else np.int64(0), be, probe)
+                if etc_v >= be:
+                    stats[S_ETC] += 1
+                    ret_score = etc_v
+                    ret_dep = NONE
+                    if ply == 0:
+                        stats[S_ROOTMOVE] = etc_mv
+                        return ret_score
+                    ply -= 1
                     state = RETURNED
-                else:
-                    if ply + 1 >= cap:
-                        if 2 * cap > max_stack:
-                            stats[S_STOP] = STOP_STACK
-                            return np.int64(0)
-                        cap *= 2
-                        fr = grow_rows(fr, cap)
-                        fm = grow(fm, cap)
-                        ft = grow(ft, cap)
-                        fk1 = grow(fk1, cap)
-                        fk2 = grow(fk2, cap)
-                    moff = fr[ply, F_MOFF]
-                    if moff + MAX_MOVES > mcap:
-                        mcap = 2 * mcap + MAX_MOVES
-                        mv = grow(mv, mcap)
-                        mo = grow(mo, mcap)
-                    fk1[ply] = cm
-                    fk2[ply] = ct
-                    fr[ply, F_EMP] = empties
-                    fr[ply, F_SYM] = sym
-                    fr[ply, F_PST] = ptop
-                    fr[ply, F_NODES] = stats[S_NODES]
-                    fr[ply, F_LEFT] = left
-                    fr[ply, F_CUTW] = cutw
-                    stats[S_VISITS] += 1
-                    fr[ply, F_VISIT] = stats[S_VISITS]
-                    if tt_move != -2:
-                        tt_move = map_move_by(tt_move, syminv, sym)
-                    n = gen_moves_at(m, t, playable, adj, jmp, mv, moff)
-                    if n == 0:
-                        mv[moff] = -1
-                        n = 1
-                    for k in range(n):
-                        mo[moff + k] = order_key(m, t, mv[moff + k], tt_move, adj, history)
-                    stats[S_GENERATED] += n
-                    if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 1:
-                        # enhanced transposition cut-off: a child the table already refutes
-                        etc_v = _etc(m, t, c, moff, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind,
-                                     left - 1 if horizon > 0 else np.int64(0), 3 - cutw if cutw != 0 else np.int64(0),
-                                     be, probe)
-                        if etc_v >= be:
-                            stats[S_ETC] += 1
-                            ret_score = etc_v
-                            ret_dep = NONE
-                            if ply == 0:
-                                return ret_score
-                            ply -= 1
-                            state = RETURNED
-                            continue
-                    fr[ply, F_N] = n
-                    fr[ply, F_I] = 0
-                    fr[ply, F_BEST] = -INF_SCORE
-                    fr[ply, F_BESTMV] = -2
-                    fr[ply, F_DEP] = NONE
-                    _pick(mv, mo, moff, 0, n)
-                    state = DESCEND
+                    continue
+            _pick(mv, mo, moff, 0, n)
+            state = DESCEND
             continue
         if state == DESCEND:
             # -- play the move at this node's index; score a child that is over or cut here -------
@@ -667,6 +672,14 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
                 ret_dep = NONE
                 state = RETURNED
                 continue
+            if nm == 0 or nt == 0:
+                known, fscore = fill_out(nm, nt, playable, adj, rules)
+                if known:
+                    stats[S_FILLOUT] += 1
+                    ret_score = fscore
+                    ret_dep = NONE
+                    state = RETURNED
+                    continue
             # (the game cannot last fewer plies than it has empty squares: skip the bound when that is enough)
             if horizon > 0 and (ply + 1 >= horizon or (
                     horizon - ply - 1 < np.int64(popcount(playable & ~(nm | nt)))
@@ -707,6 +720,32 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             fr[ply, F_DEP] = ret_dep  # a fail low rests on every child
         i += 1
         stats[S_SEARCHED] += 1
+        if not cutoff and fr[ply, F_GEN] == 0:
+            # the table's move did not cut: now the others (it stays first, already searched)
+            m = fm[ply]
+            t = ft[ply]
+            n = _expand(m, t, playable, adj, jmp, history, mv, mo, moff)
+            stats[S_GENERATED] += n
+            for k in range(n):
+                if mv[moff + k] == code:
+                    mv[moff + k] = mv[moff]
+                    mo[moff + k] = mo[moff]
+                    mv[moff] = code
+                    break
+            fr[ply, F_N] = n
+            fr[ply, F_GEN] = 1
+            left = fr[ply, F_LEFT]
+            cutw = fr[ply, F_CUTW]
+            if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 2:
+                etc_v, etc_mv = _etc(m, t, fr[ply, F_C], moff, 1, n, mv, nsym, canon, adj, rules, tt, ttflat,
+                                     nbmask, clock_kind, left - 1 if horizon > 0 else np.int64(0),
+                                     3 - cutw if cutw != 0 else np.int64(0), fr[ply, F_BE], probe)
+                if etc_v >= fr[ply, F_BE]:
+                    stats[S_ETC] += 1
+                    fr[ply, F_BEST] = etc_v
+                    fr[ply, F_BESTMV] = etc_mv
+                    fr[ply, F_DEP] = NONE  # the cut rests on a fact of the table alone
+                    cutoff = True
         if not cutoff and i < n:
             fr[ply, F_I] = i
             _pick(mv, mo, moff, i, n)
@@ -714,113 +753,24 @@ def search_test(mine, theirs, counter, s, horizon, horizon_score, loopy, clock_k
             continue
         # -- the node is finished ------------------------------------------------------------------
         best = fr[ply, F_BEST]
-        al = fr[ply, F_AL]
-        be = fr[ply, F_BE]
-        dep = fr[ply, F_DEP]
-        high = best >= be
-        f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
-        dq = dep if dep < ply else NONE
-        pst = fr[ply, F_PST]
-        # what this result is: a proved bound, or one that holds in the cut game only
-        cutw = fr[ply, F_CUTW]
-        left = fr[ply, F_LEFT]
-        hwin = np.int64(0) if cutw == 1 else np.int64(1)
-        # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
-        real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
-        hr = np.int64(0) if real else max(np.int64(1), left)
-        nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
-        work = np.int64(0)
-        while nodes_used > 1 and work < 15:
-            nodes_used >>= 1
-            work += 1
-        bm = fr[ply, F_BESTMV]
-        cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
-        if f_side:
-            # validate, or rest on what this node rests on, every result that rested on it
-            w = pst
-            for r in range(pst, ptop):
-                e = pend[r, 0]
-                if ci[e, C_OWN] != pend[r, 1]:
-                    continue  # overwritten meanwhile
-                d = ci[e, C_DEP]
-                nd = dq if d >= ply else min(d, dq)
-                if nd == NONE:
-                    stats[S_VALIDATED] += 1
-                    ev = ci[e, C_VAL]
-                    elow = ci[e, C_LOW]
-                    ereal = ci[e, C_HR] == 0
-                    tt_store(tt, _bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
-                             ev if (elow == 1 and ereal) else -INF_SCORE,
-                             ev if (elow == 0 and ereal) else INF_SCORE,
-                             ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
-                    ci[e, C_OWN] = 0
-                else:
-                    ci[e, C_DEP] = nd
-                    ci[e, C_DVISIT] = fr[nd, F_VISIT]
-                    pend[w, 0] = e
-                    pend[w, 1] = pend[r, 1]
-                    w += 1
-            ptop = w
-        else:
-            # a P success: what rested on this node assumed F held here; drop all of it
-            for r in range(pst, ptop):
-                e = pend[r, 0]
-                if ci[e, C_OWN] == pend[r, 1]:
-                    ci[e, C_OWN] = 0
-                    stats[S_DISCARDED] += 1
-            ptop = pst
-        if dq == NONE:
-            stats[S_STORES] += 1
-            if horizon > 0 and left <= near_left:
-                tt_store(ttn, _bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], fr[ply, F_C],
-                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
-                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
-            else:
-                tt_store(tt, _bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
-                         best if (high and real) else -INF_SCORE, best if ((not high) and real) else INF_SCORE,
-                         best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
-        elif ptop < pcap:
-            e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
-            if e >= 0:
-                stats[S_PENDING] += 1
-                ck[e, 0] = fk1[ply]
-                ck[e, 1] = fk2[ply]
-                ci[e, C_CNT] = fr[ply, F_C]
-                ci[e, C_VAL] = best
-                ci[e, C_LOW] = 1 if high else 0
-                ci[e, C_HR] = hr
-                ci[e, C_HWIN] = hwin
-                ci[e, C_DEP] = dq
-                ci[e, C_DVISIT] = fr[dq, F_VISIT]
-                ci[e, C_MOVE] = cmove
-                ci[e, C_WORK] = work
-                ci[e, C_OWN] = fr[ply, F_VISIT]
-                pend[ptop, 0] = e
-                pend[ptop, 1] = fr[ply, F_VISIT]
-                ptop += 1
-                _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
-                cflt_used = True
+        ptop, dq = _finish(ply, best, fr[ply, F_DEP], fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask,
+                           nbmask_n, near_left, horizon, symperm, stats)
+        if dq != NONE:
+            cflt_used = True
         if ptop == 0 and cflt_used:
             cflt[:] = 0
             cflt_used = False
         ret_score = best
         ret_dep = dq
         if ply == 0:
+            stats[S_ROOTMOVE] = fr[0, F_BESTMV]
             return ret_score
         ply -= 1
         state = RETURNED
 
 
 @njit(cache=True)
-def tt_root_move(tt, mine, theirs, counter, canon, syminv):
+def table_move(tt, mine, theirs, counter, canon, syminv):
     """The table's move for a position (in its own orientation), or -2."""
     cm, ct, sym = canonical(mine, theirs, canon)
-    base = _bucket(cm, ct, tt.shape[0] // BUCKET - 1)
-    for k in range(BUCKET):
-        e = base + k
-        if tt[e, 0] == cm and tt[e, 1] == ct and tt[e, 3] != 0 and _w3_counter(tt[e, 3]) == counter:
-            mv = _w3_move(tt[e, 3])
-            if mv == -2:
-                return mv
-            return map_move(mv, syminv[sym])
-    return np.int64(-2)
+    return ttable.root_move(tt, cm, ct, counter, sym, syminv)

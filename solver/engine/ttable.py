@@ -1,0 +1,290 @@
+"""The search's transposition table, compiled: proved bounds, shared by every thread of a search.
+
+Buckets of four entries (two cache lines); an entry is four 64-bit words:
+
+- word 0: the check, ``mine ^ mix(word 1, word 2, word 3)`` (see below);
+- word 1: the other side's pieces (the key's second half);
+- word 2: the proved lower and upper bounds on the mover's composite score
+  (:mod:`solver.scores`), two int32;
+- word 3: the best move, the counter, one bound that holds only in a game cut
+  after a horizon (its value, the plies left when it was found, which side of the
+  score it bounds and how the cut scores), the log2 of the nodes its search took,
+  and a "used" bit.
+
+**Threads without locks** (Hyatt and Mann's lockless hashing): threads read and
+write entries with plain 64-bit loads and stores. The first word binds the key to
+the other three: an entry whose words come from two different stores (torn by a
+write of another thread) fails the check, except with probability about 2**-64,
+and reads as absent. So a probe only ever returns bounds that some search proved
+for that very key; a store that races another may be lost, never mixed. A lost
+bound costs work, never exactness.
+
+A store replaces the entry with the same key (merging the bounds: both are
+proved), else an unused one, else the one whose search was cheapest. On probing,
+entries of the same board at other clocks are used under ``uai`` as the clock
+fact allows (:mod:`solver.engine.search`).
+
+Kernels take and return plain arrays and integers.
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import scores
+from .kernels import key_hash, map_move
+
+INF_SCORE = np.int64(scores.INF_SCORE)
+ENTRY_WORDS = 4
+BUCKET = 4
+
+# packed fields of an entry's fourth word
+_MOVE_BITS = 13
+_CNT_SHIFT = 13
+_HV_SHIFT = 21
+_HR_SHIFT = 49
+_HLOW_BIT = 57
+_HWIN_BIT = 58
+_WORK_SHIFT = 59  # 4 bits
+_USED_BIT = 63
+_HV_MASK = (1 << 28) - 1
+
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_K3 = np.uint64(0x165667B19E3779F9)
+
+
+@njit(cache=True)
+def _mix(w1, w2, w3):
+    h = (w1 * _K1) ^ (w2 * _K2) ^ (w3 * _K3)
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True)
+def bucket(cm, ct, nbuckets_mask):
+    """The first entry of the bucket of a canonical key."""
+    return np.int64(key_hash(cm, ct, np.int64(0)) & np.uint64(nbuckets_mask)) * BUCKET
+
+
+@njit(cache=True)
+def pack_bounds(lo, hi):
+    return (np.uint64(lo) & np.uint64(0xFFFFFFFF)) | (np.uint64(hi) << np.uint64(32))
+
+
+@njit(cache=True)
+def unpack_lo(w):
+    return np.int64(np.int32(w & np.uint64(0xFFFFFFFF)))
+
+
+@njit(cache=True)
+def unpack_hi(w):
+    return np.int64(np.int32(w >> np.uint64(32)))
+
+
+@njit(cache=True)
+def pack_info(move, counter, hval, hr, hlow, hwin, work):
+    w = np.uint64(move + 2) & np.uint64((1 << _MOVE_BITS) - 1)
+    w |= (np.uint64(counter) & np.uint64(255)) << np.uint64(_CNT_SHIFT)
+    w |= (np.uint64(hval) & np.uint64(_HV_MASK)) << np.uint64(_HV_SHIFT)
+    w |= (np.uint64(hr) & np.uint64(255)) << np.uint64(_HR_SHIFT)
+    w |= np.uint64(hlow) << np.uint64(_HLOW_BIT)
+    w |= np.uint64(hwin) << np.uint64(_HWIN_BIT)
+    w |= (np.uint64(min(work, 15)) & np.uint64(15)) << np.uint64(_WORK_SHIFT)
+    w |= np.uint64(1) << np.uint64(_USED_BIT)
+    return w
+
+
+@njit(cache=True)
+def info_move(w):
+    return np.int64(w & np.uint64((1 << _MOVE_BITS) - 1)) - 2
+
+
+@njit(cache=True)
+def info_counter(w):
+    return np.int64((w >> np.uint64(_CNT_SHIFT)) & np.uint64(255))
+
+
+@njit(cache=True)
+def info_hval(w):
+    v = np.int64((w >> np.uint64(_HV_SHIFT)) & np.uint64(_HV_MASK))
+    if v >= (1 << 27):
+        v -= 1 << 28
+    return v
+
+
+@njit(cache=True)
+def info_hr(w):
+    return np.int64((w >> np.uint64(_HR_SHIFT)) & np.uint64(255))
+
+
+@njit(cache=True)
+def info_flag(w, bit):
+    return np.int64((w >> np.uint64(bit)) & np.uint64(1))
+
+
+@njit(cache=True)
+def info_work(w):
+    return np.int64((w >> np.uint64(_WORK_SHIFT)) & np.uint64(15))
+
+
+@njit(cache=True)
+def _clock_lower_ok(lo, c_entry, c):
+    """The clock fact: a lower bound proved at clock c_entry holds at clock c."""
+    if lo > 0:
+        return c <= c_entry
+    return c >= c_entry
+
+
+@njit(cache=True)
+def _clock_upper_ok(hi, c_entry, c):
+    if hi < 0:
+        return c <= c_entry
+    return c >= c_entry
+
+
+@njit(cache=True)
+def _valid(w0, w1, w2, w3, cm):
+    return w3 != 0 and (w0 ^ _mix(w1, w2, w3)) == cm
+
+
+@njit(cache=True)
+def probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
+    """Bounds on the mover's score from the table: out = [lo, hi, move, found].
+
+    ``clock_kind``: 0 the counter must match (or there is none), 1 the uai clock fact.
+    ``left``/``cutw``: plies left and how the cut scores for the mover (0 no horizon,
+    1 a win, 2 a loss) for the bounds that hold only in a cut game.
+    """
+    lo = -INF_SCORE
+    hi = INF_SCORE
+    move = np.int64(-2)
+    found = 0
+    for k in range(BUCKET):
+        e = base + k
+        w1 = tt[e, 1]
+        if w1 != ct:
+            continue
+        w0 = tt[e, 0]
+        w2 = tt[e, 2]
+        w3 = tt[e, 3]
+        if not _valid(w0, w1, w2, w3, cm):
+            continue
+        ce = info_counter(w3)
+        elo = unpack_lo(w2)
+        ehi = unpack_hi(w2)
+        same = ce == c
+        if same or clock_kind == 1:
+            if same or _clock_lower_ok(elo, ce, c):
+                lo = max(lo, elo)
+            if same or _clock_upper_ok(ehi, ce, c):
+                hi = min(hi, ehi)
+        if not same:
+            continue
+        found = 1
+        mv = info_move(w3)
+        if mv != -2:
+            move = mv
+        hr = info_hr(w3)
+        if hr > 0 and cutw != 0:
+            hwin = info_flag(w3, _HWIN_BIT) + 1  # stored as 0 = a win, 1 = a loss
+            if hwin == cutw:
+                hv = info_hval(w3)
+                hlow = info_flag(w3, _HLOW_BIT)
+                # a cut that is a loss for the mover: more plies left only help it
+                if cutw == 2:
+                    if hlow == 1 and left >= hr:
+                        lo = max(lo, hv)
+                    elif hlow == 0 and left <= hr:
+                        hi = min(hi, hv)
+                else:
+                    if hlow == 1 and left <= hr:
+                        lo = max(lo, hv)
+                    elif hlow == 0 and left >= hr:
+                        hi = min(hi, hv)
+    out[0] = lo
+    out[1] = hi
+    out[2] = move
+    out[3] = found
+
+
+@njit(cache=True)
+def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
+    """Store proved bounds (lo/hi; -INF/INF for none) and optionally one cut-game bound
+    (hr > 0) for (cm, ct, c). Merges with an entry of the same key."""
+    same = -1
+    empty = -1
+    cheap = -1
+    cwork = np.int64(99)
+    sw2 = np.uint64(0)
+    sw3 = np.uint64(0)
+    for k in range(BUCKET):
+        e = base + k
+        w0 = tt[e, 0]
+        w1 = tt[e, 1]
+        w2 = tt[e, 2]
+        w3 = tt[e, 3]
+        if w3 == 0:
+            if empty < 0:
+                empty = e
+            continue
+        if w1 == ct and (w0 ^ _mix(w1, w2, w3)) == cm and info_counter(w3) == c:
+            same = e
+            sw2 = w2
+            sw3 = w3
+            break
+        wk = info_work(w3)
+        if wk < cwork:
+            cheap = e
+            cwork = wk
+    victim = same if same >= 0 else (empty if empty >= 0 else cheap)
+    if same >= 0:
+        lo = max(lo, unpack_lo(sw2))
+        hi = min(hi, unpack_hi(sw2))
+        if hr == 0 and info_hr(sw3) > 0:  # keep the old cut-game bound
+            hval = info_hval(sw3)
+            hr = info_hr(sw3)
+            hlow = info_flag(sw3, _HLOW_BIT)
+            hwin = info_flag(sw3, _HWIN_BIT)
+        if move == -2:
+            move = info_move(sw3)
+        work = max(work, info_work(sw3))
+    if lo > hi:  # cannot happen with proved bounds; keep the table consistent anyway
+        hi = lo
+    w2 = pack_bounds(lo, hi)
+    w3 = pack_info(move, c, hval, hr, hlow, hwin, work)
+    tt[victim, 1] = ct
+    tt[victim, 2] = w2
+    tt[victim, 3] = w3
+    tt[victim, 0] = cm ^ _mix(ct, w2, w3)
+
+
+@njit(cache=True)
+def root_move(tt, cm, ct, counter, sym, syminv):
+    """The table's move for a canonical key (mapped back by symmetry ``sym``), or -2."""
+    base = bucket(cm, ct, tt.shape[0] // BUCKET - 1)
+    for k in range(BUCKET):
+        e = base + k
+        w0 = tt[e, 0]
+        w1 = tt[e, 1]
+        w2 = tt[e, 2]
+        w3 = tt[e, 3]
+        if w1 == ct and _valid(w0, w1, w2, w3, cm) and info_counter(w3) == counter:
+            mv = info_move(w3)
+            if mv == -2:
+                return mv
+            return map_move(mv, syminv[sym])
+    return np.int64(-2)
+
+
+@njit(cache=True)
+def entry_bounds(tt, cm, ct, counter):
+    """(lo, hi, found) of the entry for a canonical key and counter (no clock fact, no cut bounds)."""
+    base = bucket(cm, ct, tt.shape[0] // BUCKET - 1)
+    for k in range(BUCKET):
+        e = base + k
+        w0 = tt[e, 0]
+        w1 = tt[e, 1]
+        w2 = tt[e, 2]
+        w3 = tt[e, 3]
+        if w1 == ct and _valid(w0, w1, w2, w3, cm) and info_counter(w3) == counter:
+            return unpack_lo(w2), unpack_hi(w2), 1
+    return -INF_SCORE, INF_SCORE, 0
