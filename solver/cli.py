@@ -1,5 +1,11 @@
 """The ``ataxx-solve`` command: parses arguments, calls the API, prints.
 
+Commands are argparse subcommands (:func:`build_parser`): ``solve`` (the default: a
+command line that does not start with a command's name is solve's, its files or
+standard input), ``batch``, ``verify``, ``perft``, ``bench``, ``cache`` and ``tables``
+(itself with subcommands). A first word that is neither a command nor a file is one
+line and exit status 2.
+
 Exit status: 0 when everything was solved (and every ``expect:`` held),
 1 when a position could not be solved within the limits or an ``expect:``
 failed, 2 for bad input, bad arguments or a file that cannot be read or
@@ -21,16 +27,14 @@ import threading
 import time
 from typing import Any, Callable, NoReturn
 
-import numpy as np
-
 from . import __version__, bench
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .batch import Options, live_status, run_batch
+from .board import Board
 from .cache import Cache, CacheError, default_cache_path
-from .cluster import ClusterError, cluster_for
-from .bitboards import mover_bits
+from .cluster import ClusterError
 from .files import OutputError, check_output, replace_file
-from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
+from .formats import (FORMATS, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
 from .notation import signed
@@ -41,8 +45,8 @@ from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .solving import ALGORITHMS, Solver
-from .tablebase import (AtaxxGame, DirectoryStore, MissingTableError, Tablebase, TableError, board_name, build,
-                        compare_with_retro, compare_with_search, decode, dense_index, parse_board_name)
+from .tablebase import (MissingTableError, Tablebase, TableError, board_name, build, check_tables, compare_with_retro,
+                        compare_with_search, contents, dense_index, executor_for, parse_board_name)
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
@@ -165,12 +169,26 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = 
         raise SystemExit(EXIT_INPUT)
 
 
-def solve_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="ataxx-solve",
-        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B dump; "
-                    "several positions separated by blank lines), or standard input when no file is given.",
-        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache|tables ... (each has --help).",
+# The commands, in the order of the help, with their one-line help.
+COMMANDS = {
+    "solve": "solve positions (the default: 'ataxx-solve FILE' is 'ataxx-solve solve FILE')",
+    "batch": "solve every position of files in worker processes, into JSON lines, with a cache",
+    "verify": "check an AI's moves (recorded, or asked of UAI engines and built-in players)",
+    "perft": "count move sequences from a position, as libataxx does",
+    "bench": "run the benchmarks",
+    "cache": "look at or clear the solved-position cache",
+    "tables": "tablebases: build, probe, check, compare, info",
+}
+_COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def _add_solve(commands: Any) -> _Parser:
+    p = commands.add_parser(
+        "solve", prog="ataxx-solve", help=COMMANDS["solve"], formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B\n"
+                    "dump; several positions separated by blank lines), or standard input when no file is given.",
+        epilog="commands (ataxx-solve COMMAND --help for each):\n"
+               + "\n".join(f"  {name:<8} {text}" for name, text in COMMANDS.items()),
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
@@ -191,7 +209,13 @@ def solve_parser() -> argparse.ArgumentParser:
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
+    p.set_defaults(run=solve_command, parser=p)
     return p
+
+
+def solve_parser() -> argparse.ArgumentParser:
+    """The parser of the solve command (the default command), on its own."""
+    return _add_solve(_Parser(prog="ataxx-solve").add_subparsers())
 
 
 def numbered(path: str, k: int) -> str:
@@ -230,8 +254,7 @@ def _emit_error(err: PositionFormatError, as_json: bool) -> None:
         print(json.dumps({"source": err.source, "line": err.line, "error": err.message}))
 
 
-def solve_command(argv: list[str]) -> int:
-    args = solve_parser().parse_args(argv)
+def solve_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     if args.files:
         items = [item for f in args.files for item in read_file(f, args.format, rules)]
@@ -391,9 +414,9 @@ def _count(n: float) -> str:
     return f"{n:.0f}"
 
 
-def perft_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve perft",
+def _add_perft(commands: Any) -> None:
+    p = commands.add_parser(
+        "perft", help=COMMANDS["perft"],
         description="Count the move sequences of DEPTH plies from a position, as libataxx does "
                     "(a forced pass is a move; a finished game counts 1 at depth 0 and 0 deeper).")
     p.add_argument("fen", metavar="FEN", help="the position: a FEN (quote it) or startpos")
@@ -401,7 +424,10 @@ def perft_command(argv: list[str]) -> int:
     p.add_argument("--divide", action="store_true", help="also print the count after each first move")
     p.add_argument("--rules", default="uai", choices=sorted(RULE_SETS), help="rules (default: uai)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
-    args = p.parse_args(argv)
+    p.set_defaults(run=perft_command, parser=p)
+
+
+def perft_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     try:
         entry = parse_position(args.fen, "fen", rules, source="FEN")
@@ -429,9 +455,9 @@ def perft_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def bench_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve bench",
+def _add_bench(commands: Any) -> None:
+    p = commands.add_parser(
+        "bench", help=COMMANDS["bench"],
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
@@ -442,7 +468,11 @@ def bench_command(argv: list[str]) -> int:
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
     p.add_argument("--one", help=argparse.SUPPRESS)  # run one case in this process (used by the parent)
-    args = p.parse_args(argv)
+    p.set_defaults(run=bench_command, parser=p)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    p = args.parser
     known = bench.case_names()
     if args.one:
         row = bench.run_case(args.one, args.timeout)
@@ -469,9 +499,9 @@ def _open_cache(args):
     return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
 
 
-def batch_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve batch",
+def _add_batch(commands: Any) -> None:
+    p = commands.add_parser(
+        "batch", help=COMMANDS["batch"],
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
                     "Positions in the cache are not solved again; an interrupted run resumes where it stopped "
                     "when run again with the same --out (a record is reused only when its position, rules, sides, "
@@ -487,7 +517,10 @@ def batch_command(argv: list[str]) -> int:
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     add_solver_options(p)
-    args = p.parse_args(argv)
+    p.set_defaults(run=batch_command, parser=p)
+
+
+def batch_command(args: argparse.Namespace) -> int:
     for f in args.files:
         if not os.path.isfile(f):
             why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
@@ -565,12 +598,15 @@ def batch_command(argv: list[str]) -> int:
     return min(summary.failed, 100)
 
 
-def cache_command(argv: list[str]) -> int:
-    p = _Parser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
+def _add_cache(commands: Any) -> None:
+    p = commands.add_parser("cache", help=COMMANDS["cache"], description="Look at or clear the solved-position cache.")
     p.add_argument("action", choices=("stats", "clear"))
     p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
     p.add_argument("--json", action="store_true", help="stats as JSON")
-    args = p.parse_args(argv)
+    p.set_defaults(run=cache_command, parser=p)
+
+
+def cache_command(args: argparse.Namespace) -> int:
     cache = _open_cache(args)
     try:
         if args.action == "clear":
@@ -591,10 +627,9 @@ def cache_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def verify_command(argv: list[str]) -> int:
-
-    p = _Parser(
-        prog="ataxx-solve verify",
+def _add_verify(commands: Any) -> None:
+    p = commands.add_parser(
+        "verify", help=COMMANDS["verify"],
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
                     "game records), or the answers of the players given with --engine in every position of the file. "
                     "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
@@ -615,7 +650,11 @@ def verify_command(argv: list[str]) -> int:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    args = p.parse_args(argv)
+    p.set_defaults(run=verify_command, parser=p)
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    p = args.parser
     if not args.go.isprintable():
         p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
     if args.html:
@@ -741,97 +780,106 @@ class _TierBars:
             self.bar = None
 
 
-def tables_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve tables",
+def _add_tables(commands: Any) -> None:
+    t = commands.add_parser(
+        "tables", help=COMMANDS["tables"],
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
                     "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
                     "value and depth of positions from the tables; check: verify every stored value against the "
                     "moves; compare: the tables of a board against an engine (--against); info: what DIR holds.")
-    p.add_argument("action", choices=("build", "probe", "check", "compare", "info"))
-    p.add_argument("args", nargs="*", metavar="BOARD|FILE",
-                   help="build/check: the board, ROWSxCOLS (e.g. 4x5); probe: position files (default: standard input)")
-    p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
-    p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
-    p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
-                   help="threads for build and check (default: the number of cores)")
-    p.add_argument("--cluster", metavar="ADDRESS",
-                   help="build or check on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
-    p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
-    p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
-    p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
+    actions = t.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
+
+    def action(name: str, run: Callable[[argparse.Namespace], int], text: str, board: bool = False,
+               executor: bool = False) -> _Parser:
+        p = actions.add_parser(name, help=text, description=text)
+        if board:
+            p.add_argument("board", metavar="BOARD", help="the board, ROWSxCOLS (e.g. 4x5)")
+            p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
+        p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
+        if executor:
+            p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
+                           help="threads (default: the number of cores)")
+            p.add_argument("--cluster", metavar="ADDRESS",
+                           help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+            p.add_argument("--verbose", "-v", action="store_true", help="a line per tier on standard error")
+        p.set_defaults(run=run, parser=p)
+        return p
+
+    action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there)",
+           board=True, executor=True)
+    p = action("check", _tables_check, "verify every stored value of a board against the moves",
+               board=True, executor=True)
+    p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
+    p = action("probe", _tables_probe, "the value and depth of positions from the tables")
+    p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
+    p.add_argument("--json", action="store_true", help="one JSON object per position")
+    p = action("compare", _tables_compare, "the tables of a board against an engine (--against)", board=True)
     p.add_argument("--against", choices=("retro", "search"), default="retro",
-                   help="compare: every position against the retro engine (default), or random positions with few "
+                   help="every position against the retro engine (default), or random positions with few "
                         "empty squares against the search engine")
-    p.add_argument("--start", action="store_true", help="compare --against retro: only the positions reachable "
+    p.add_argument("--start", action="store_true", help="--against retro: only the positions reachable "
                                                         "from the standard start")
     p.add_argument("--count", type=_whole(1, 10_000_000), metavar="N",
-                   help="compare --against search: how many random positions (default 2000)")
+                   help="--against search: how many random positions (default 2000)")
     p.add_argument("--empty", metavar="A-B",
-                   help="compare --against search: empty squares of the random positions (default 1-4)")
-    p.add_argument("--seed", type=_whole(0, MAX_SEED), help="compare --against search: the seed (default 13)")
-    args = p.parse_intermixed_args(argv)
+                   help="--against search: empty squares of the random positions (default 1-4)")
+    p.add_argument("--seed", type=_whole(0, MAX_SEED), help="--against search: the seed (default 13)")
+    p.add_argument("--cluster", help=argparse.SUPPRESS)  # refused with a reason (below)
+    action("info", _tables_info, "the boards, tiers and sizes of the tables in DIR")
+
+
+def _board(args: argparse.Namespace) -> Board:
+    """The board of ``tables ACTION BOARD [--blocks ...]``; a bad one is the parser's error."""
+    try:
+        board = parse_board_name(args.board, args.blocks)
+        dense_index(board)  # a board too large for an index is refused here
+    except (ValueError, TableError) as exc:
+        args.parser.error(f"argument BOARD: {exc}")
+    return board
+
+
+def _tables_say(text: str) -> None:
+    _say(f"ataxx-solve tables: {text}")
+
+
+def _with_executor(args: argparse.Namespace, work: Callable[[Any, _TierBars], int], ntiers: int) -> int:
+    """``work(executor, bars)`` on the threads or the cluster of ``--jobs``/``--cluster``; a cluster
+    that cannot start or a table that cannot be used is one line and exit status 2."""
     if args.verbose:
         log_to_stderr(logging.INFO, "%(asctime)s %(message)s")
-    if args.action == "probe":
-        return _tables_probe(args)
-    if args.action == "info":
-        return _tables_info(args)
-    if args.action == "compare":
-        return _tables_compare(p, args)
-    if len(args.args) != 1:
-        p.error(f"{args.action} takes one board, ROWSxCOLS")
+    bars = _TierBars(ntiers)
     try:
-        board = parse_board_name(args.args[0], args.blocks)
-        index = dense_index(board)
-    except (ValueError, TableError) as exc:
-        p.error(f"argument BOARD: {exc}")
-    tiers = _tier_range(p, args.tiers, index.n)  # before a cluster starts
-    from .tiersolver import LocalExecutor  # start-up: the tier solver loads the compiled kernels
-
-    bars = _TierBars(index.n + 1)
-    try:
-        if args.cluster:
-            try:
-                context = cluster_for(args.cluster)
-                executor = context.__enter__()
-            except ClusterError as exc:
-                print(f"ataxx-solve tables: {exc}", file=sys.stderr)
-                return EXIT_INPUT
-        else:
-            context, executor = None, LocalExecutor(args.jobs)
-        try:
-            if args.action == "build":
-                return _tables_build(board, args.dir, executor, bars)
-            return _tables_check(board, args.dir, executor, bars, tiers)
-        finally:
-            bars.close()
-            executor.close()
-            if context is not None:
-                context.__exit__(None, None, None)
-    except TableError as exc:
-        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        with executor_for(args.jobs, args.cluster) as executor:
+            return work(executor, bars)
+    except (ClusterError, TableError) as exc:
+        _tables_say(str(exc))
         return EXIT_INPUT
-
-
-def _tables_build(board, directory, executor, bars) -> int:
-    stop = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
-    previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
-    t = time.perf_counter()
-    try:
-        report = build(board, directory, executor=executor, progress=bars, should_stop=lambda: bool(stop))
-    except KeyboardInterrupt:
-        bars.close()
-        print(f"ataxx-solve tables: interrupted; the finished tiers are in {directory}: run the same command "
-              "again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGINT, previous)
-    bars.close()
-    print(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} already there; "
-          f"{report.entries:,} entries, {report.positions:,} positions solved in {time.perf_counter() - t:.1f} s; "
-          f"{report.bytes_on_disk / (1 << 20):,.1f} MiB in {directory}")
-    return EXIT_OK
+        bars.close()
+
+
+def _tables_build(args: argparse.Namespace) -> int:
+    board = _board(args)
+
+    def work(executor: Any, bars: _TierBars) -> int:
+        stop: list[int] = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
+        previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
+        t = time.perf_counter()
+        try:
+            report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop))
+        except KeyboardInterrupt:
+            bars.close()
+            _tables_say(f"interrupted; the finished tiers are in {args.dir}: run the same command again to resume")
+            return EXIT_INTERRUPTED
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        bars.close()
+        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} "
+                        f"already there; {report.entries:,} entries, {report.positions:,} positions solved in "
+                        f"{time.perf_counter() - t:.1f} s; {report.bytes_on_disk / (1 << 20):,.1f} MiB in {args.dir}"))
+        return EXIT_OK
+
+    return _with_executor(args, work, dense_index(board).n + 1)
 
 
 def _range(text: str) -> tuple[int, int] | None:
@@ -852,26 +900,23 @@ def _tier_range(p: argparse.ArgumentParser, text: str | None, n: int) -> list[in
     return list(range(lo, hi + 1))
 
 
-def _tables_check(board, directory, executor, bars, tiers) -> int:
-    from .tiersolver import verify  # start-up: the tier solver loads the compiled kernels
+def _tables_check(args: argparse.Namespace) -> int:
+    board = _board(args)
+    n = dense_index(board).n
+    tiers = _tier_range(args.parser, args.tiers, n)  # before a cluster starts
 
-    store = DirectoryStore(directory, board)
-    game = AtaxxGame(board)
-    needed = sorted({t for t in tiers} | {c for t in tiers for c in game.child_tiers(t)})
-    missing = [t for t in needed if not store.has(t)]
-    if missing:
-        print(f"ataxx-solve tables: {directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}",
-              file=sys.stderr)
-        return EXIT_INPUT
-    t = time.perf_counter()
-    report = verify(game, store, executor=executor, progress=bars, tiers=tiers)
-    bars.close()
-    span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < len(game.tiers()) else "all tiers"
-    print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
-          f"{report.failures:,} failures")
-    for tier, number in report.first:
-        print(f"  first failure in tier {tier}: number {number}")
-    return EXIT_OK if report.failures == 0 else EXIT_FAILED
+    def work(executor: Any, bars: _TierBars) -> int:
+        t = time.perf_counter()
+        report = check_tables(board, args.dir, executor=executor, progress=bars, tiers=tiers)
+        bars.close()
+        span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < n + 1 else "all tiers"
+        print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in "
+              f"{time.perf_counter() - t:.1f} s, {report.failures:,} failures")
+        for tier, number in report.first:
+            print(f"  first failure in tier {tier}: number {number}")
+        return EXIT_OK if report.failures == 0 else EXIT_FAILED
+
+    return _with_executor(args, work, n + 1)
 
 
 def _tables_dir(args: argparse.Namespace) -> Tablebase:
@@ -889,9 +934,8 @@ def _empty_range(p: argparse.ArgumentParser, text: str, squares: int) -> tuple[i
     return lo, hi
 
 
-def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if len(args.args) != 1:
-        p.error("compare takes one board, ROWSxCOLS")
+def _tables_compare(args: argparse.Namespace) -> int:
+    p = args.parser
     for option, given, fits in (("--start", args.start, "retro"), ("--count", args.count is not None, "search"),
                                 ("--empty", args.empty is not None, "search"), ("--seed", args.seed is not None, "search"),
                                 ("--cluster", args.cluster is not None, None)):
@@ -899,14 +943,14 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
             p.error(f"argument {option}: not with --against {args.against}" if fits
                     else f"argument {option}: compare runs on this machine only")
     try:
-        board = parse_board_name(args.args[0], args.blocks)
+        board = parse_board_name(args.board, args.blocks)
     except (ValueError, TableError) as exc:
         p.error(f"argument BOARD: {exc}")
     tb = _tables_dir(args)
     try:
         tb.require(board)
     except MissingTableError as exc:
-        _say(f"ataxx-solve tables: {exc}")
+        _tables_say(str(exc))
         return EXIT_INPUT
     name = board_name(board)
     if args.against == "retro":
@@ -928,78 +972,94 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
     return EXIT_FAILED if result.disagreements else EXIT_OK
 
 
-def _tables_info(args) -> int:
-    tb = _tables_dir(args)
-    for key, board in sorted(tb.boards.items()):
-        files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
-        size = sum(f.path.stat().st_size for _, f in files)
-        entries = sum(f.entries for _, f in files)
-        print(f"{board_name(board)}: tiers {', '.join(str(t) for t, _ in files)}; {entries:,} entries, "
-              f"{size / (1 << 20):,.1f} MiB")
+def _tables_info(args: argparse.Namespace) -> int:
+    for b in contents(_tables_dir(args)):
+        print(f"{board_name(b.board)}: tiers {', '.join(map(str, b.tiers))}; {b.entries:,} entries, "
+              f"{b.bytes_on_disk / (1 << 20):,.1f} MiB")
     return EXIT_OK
 
 
-def _tables_probe(args) -> int:
+def _tables_probe(args: argparse.Namespace) -> int:
     tb = _tables_dir(args)
-    if args.args:
-        items = [item for f in args.args for item in read_file(f, "auto")]
+    if args.files:
+        items = [item for f in args.files for item in read_file(f, "auto")]
     else:
         items = read_text(sys.stdin.buffer.read(), "<stdin>", "auto")
     status = EXIT_OK
-    todo = []
+    todo: list[tuple[Entry, Position]] = []
     for item in items:
         if isinstance(item, PositionFormatError):
-            print(str(item), file=sys.stderr)
+            _say(str(item))
             status = EXIT_INPUT
             continue
-        for side in item.sides:
-            todo.append((item, item.position.replace(turn=side)))
+        todo.extend((item, item.position.replace(turn=side)) for side in item.sides)
+    groups: dict[tuple[Board, str], list[int]] = {}  # probe_many takes the positions of one board
+    for k, (_, q) in enumerate(todo):
+        groups.setdefault((q.board, q.rules.name), []).append(k)
     t = time.perf_counter()
-    results: dict = {}
-    by_board: dict = {}
-    for k, (item, q) in enumerate(todo):
-        by_board.setdefault((q.board, q.rules.name), []).append(k)
-    for (board, _rules), ks in by_board.items():
+    answers: list[tuple[int, float] | MissingTableError] = [MissingTableError()] * len(todo)
+    for ks in groups.values():
         try:
-            tb.require(board, todo[ks[0]][1].rules)
+            for k, found in zip(ks, tb.probe_many([todo[k][1] for k in ks])):
+                answers[k] = found
         except MissingTableError as exc:
             for k in ks:
-                results[k] = str(exc)
-            continue
-        bits = [mover_bits(todo[k][1]) for k in ks]
-        codes = tb.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
-                               np.array([b[1] for b in bits], np.uint64))
-        for k, c in zip(ks, codes.tolist()):
-            results[k] = decode(c)
+                answers[k] = exc
     seconds = time.perf_counter() - t
     out = []
-    refused = set()
-    for k, (item, q) in enumerate(todo):
-        r = results[k]
-        if isinstance(r, str):
+    refused: set[tuple[str, int]] = set()
+    for (item, q), answer in zip(todo, answers):
+        if isinstance(answer, MissingTableError):
             if (item.source, item.line) not in refused:
                 refused.add((item.source, item.line))
-                print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
+                _say(f"{item.source}:{item.line}: {answer}")
             status = EXIT_INPUT
             continue
-        u, d = r
+        u, d = answer
         value = u if q.turn == X else -u
-        over = q.result()
         depth = None if d == float("inf") else int(d)
         if args.json:
             out.append(json.dumps({"source": item.source, "line": item.line, "fen": write_fen(q), "value": value,
-                                   "depth": depth, "over": over is not None}))
+                                   "depth": depth, "over": q.result() is not None}))
         else:
             out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
+    n = sum(not isinstance(a, MissingTableError) for a in answers)
     if out:
         print("\n".join(out))
-    n = sum(not isinstance(r, str) for r in results.values())
-    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
-          file=sys.stderr)
+    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} "
+          "per second)", file=sys.stderr)
     return status
 
 
-COMMANDS = {"tables": tables_command, "verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+def build_parser() -> _Parser:
+    """The command line: a parser with a subcommand for each of :data:`COMMANDS`."""
+    top = _Parser(prog="ataxx-solve", description="Exact values of Ataxx positions on small boards. "
+                  "'ataxx-solve FILE...' solves positions (the solve command); other commands below.")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    _add_solve(commands)
+    _add_batch(commands)
+    _add_verify(commands)
+    _add_perft(commands)
+    _add_bench(commands)
+    _add_cache(commands)
+    _add_tables(commands)
+    return top
+
+
+def parse_command_line(argv: list[str]) -> argparse.Namespace:
+    """The arguments of a command line, its command first. A line that does not start with a
+    command's name is the solve command's (files, options, or nothing for standard input); a
+    first word shaped like a command (lower-case letters, digits, hyphens) that names neither
+    a command nor an existing file is refused (one line, exit status 2)."""
+    top = build_parser()
+    if not argv or argv[0] not in COMMANDS:
+        if argv and _COMMAND_WORD.fullmatch(argv[0]) and not os.path.lexists(argv[0]):
+            top.error(f"{quote(argv[0])} is neither a command ({', '.join(COMMANDS)}) nor a file")
+        argv = ["solve", *argv]
+    args, extra = top.parse_known_args(argv)
+    if extra:
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _drop_stdout() -> None:
@@ -1016,9 +1076,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     log_to_stderr()
     try:
-        if argv and argv[0] in COMMANDS:
-            return COMMANDS[argv[0]](argv[1:])
-        return solve_command(argv)
+        args = parse_command_line(argv)
+        status: int = args.run(args)
+        return status
     except KeyboardInterrupt:
         print("ataxx-solve: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -278,4 +278,4 @@ def test_tables_usage_errors_are_one_line(capsys):
         main(["tables", "build", "3x3"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and "--dir" in err
-    assert err.endswith("(see ataxx-solve tables --help)\n")
+    assert err.endswith("(see ataxx-solve tables build --help)\n")

@@ -14,8 +14,8 @@ from solver.cli import main
 from solver.retro import RetroOracle
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, O, X, Position
-from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, decode,
-                              dense_index, tier_path)
+from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, check_tables,
+                              contents, decode, dense_index, executor_for, tier_path)
 from solver.tiersolver import MemoryStore, TierSolver, self_test, verify
 
 SMALL = [Board(1, 5), Board(2, 3), Board(2, 4, 0b00100100), Board(3, 3, 1 << 4), Board(3, 3), Board(2, 2)]
@@ -208,6 +208,35 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 position in" in err
     with pytest.raises(TableError):
         Tablebase(tmp_path / "missing")
+
+
+def test_the_tables_command_is_a_client_of_library_calls(tmp_path, capsys):
+    """check, info and probe print what check_tables, contents and probe_many return."""
+    d = tmp_path / "tb"
+    board = Board(2, 3)
+    with executor_for(jobs=2) as executor:
+        build(board, d, executor=executor)
+    report = check_tables(board, d)
+    assert report.failures == 0 and report.checked > 0
+    assert main(["tables", "check", "2x3", "--dir", str(d), "--jobs", "1"]) == 0
+    assert f"2x3 (all tiers): {report.checked:,} positions checked in " in capsys.readouterr().out
+    (held,) = contents(Tablebase(d))
+    assert (held.board, held.tiers, held.entries) == (board, list(range(7)), dense_index(board).size)
+    assert main(["tables", "info", "--dir", str(d)]) == 0
+    assert capsys.readouterr().out.startswith("2x3: tiers 0, 1, 2, 3, 4, 5, 6; ")
+    # positions of several boards, one of them without tables: each board probed at once, in input order
+    f = tmp_path / "p.txt"
+    f.write_text("x1o/3 x 0 1\n\nx...o\n\nto-move: o\nx2/2o\n")
+    assert main(["tables", "probe", "--dir", str(d), str(f)]) == 2
+    out, err = capsys.readouterr()
+    tb = Tablebase(d)
+    want = [tb.probe(Position.from_fen("x1o/3 x 0 1")), tb.probe(Position.from_fen("x2/2o o 0 1"))]
+    assert out.splitlines() == [f"x1o/3 x 0 1  {want[0][0]:+d}  depth {want[0][1]}",
+                                f"x2/2o o 0 1  {-want[1][0]:+d}  depth {want[1][1]}"]
+    assert err.startswith(f"{f}:3: no table for the 1x5 board in {d}") and err.count("\n") == 2
+    tier_path(d, board, 1).unlink()
+    with pytest.raises(TableError, match=f"^{d} lacks tiers 1 of 2x3$"):
+        check_tables(board, d, tiers=[2])
 
 
 def test_a_transposed_board_is_answered_by_the_tables_of_its_transpose(tmp_path):
