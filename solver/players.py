@@ -170,6 +170,8 @@ class EngineAsker:
         self.name = command
 
     def bestmove(self, p: Position) -> str:
+        """The engine's answer; raises :class:`solver.uai.EngineError` (its subclasses say whether
+        the engine crashed, hung or answered garbage)."""
         return self.engine.bestmove(p.fen())
 
     def close(self) -> None:

@@ -1,8 +1,12 @@
 """Driving a UAI engine in a subprocess: ``uai``, ``isready``, ``position fen``, ``go``, ``bestmove``.
 
-Every wait has a time limit. An engine that exits, stops answering, or answers
-garbage is reported through :class:`EngineProblem` for that position; the next
-question restarts it.
+Every wait has a time limit. Failures are told apart by type, as in python-chess's
+``chess/engine.py``: an engine that exits raises :class:`EngineTerminatedError`
+(with its exit status), one that stops answering :class:`EngineTimeoutError`, one
+that answers garbage :class:`EngineProtocolError`, all of them :class:`EngineError`
+(a command that cannot be started is an :class:`EngineError` itself). The engine is
+then stopped, and the next question restarts it. Lines that are not part of the
+protocol are logged (logger ``solver.uai``, at warning) and otherwise ignored.
 
 What is read from an engine is bounded: a line of at most :data:`MAX_LINE_BYTES`
 (output without a newline is not buffered without end), at most
@@ -16,6 +20,7 @@ forked end with it (and a Ctrl-C on the terminal reaches only this program).
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import shlex
@@ -26,14 +31,36 @@ import time
 
 from .formats import quote
 
+LOGGER = logging.getLogger(__name__)
+
 MAX_LINE_BYTES = 64 << 10
 MAX_ANSWER_BYTES = 1 << 20
 QUEUE_LINES = 256
 _TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES
+# The first words of the lines an engine may send (UAI, as UCI); others are logged.
+PROTOCOL_WORDS = frozenset({"id", "uaiok", "readyok", "bestmove", "copyprotection", "registration", "info", "option"})
+MAX_WARNINGS = 20  # unexpected lines logged per engine; the rest are counted in one last warning
 
 
-class EngineProblem(Exception):
-    """The engine failed on one question (crashed, hung, or answered nonsense)."""
+class EngineError(RuntimeError):
+    """The engine failed on one question, or cannot be started (the message says which and why)."""
+
+
+class EngineTerminatedError(EngineError):
+    """The engine exited (crashed, or closed its input); ``returncode`` is its exit status when known."""
+
+    def __init__(self, message: str, returncode: int | None = None):
+        super().__init__(message)
+        self.returncode = returncode
+
+
+class EngineTimeoutError(EngineError):
+    """The engine did not answer, or did not read what it was sent, within the time limit (hung)."""
+
+
+class EngineProtocolError(EngineError):
+    """The engine answered something that is not an answer: an unparsable line, a line or an
+    answer over the size limits."""
 
 
 class UAIEngine:
@@ -53,6 +80,7 @@ class UAIEngine:
         self.stop = threading.Event()
         self.name = command
         self.restarts = 0
+        self.warnings = 0
 
     # -- process ------------------------------------------------------------------------------
 
@@ -62,7 +90,7 @@ class UAIEngine:
                                          stderr=subprocess.DEVNULL, start_new_session=True)
         except OSError as exc:
             self.proc = None
-            raise EngineProblem(f"cannot start {quote(self.argv[0])}: {exc.strerror}") from None
+            raise EngineError(f"cannot start {quote(self.argv[0])}: {exc.strerror}") from None
         self.lines = queue.Queue(QUEUE_LINES)
         self.stop = threading.Event()
         threading.Thread(target=self._reader, args=(self.proc.stdout, self.lines, self.stop), daemon=True).start()
@@ -106,7 +134,7 @@ class UAIEngine:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             self._kill()
-            raise EngineProblem("the engine crashed (its input is closed)") from None
+            raise EngineTerminatedError("the engine crashed (its input is closed)") from None
 
     def _until(self, token: str, timeout: float, what: str) -> list[str]:
         """Lines up to the first one starting with ``token`` (returned last)."""
@@ -119,24 +147,34 @@ class UAIEngine:
                 line = self.lines.get(timeout=max(0.0, left))
             except queue.Empty:
                 self._kill()
-                raise EngineProblem(f"no answer to {what} within {timeout:g} s (hung; restarted)") from None
+                raise EngineTimeoutError(f"no answer to {what} within {timeout:g} s (hung; restarted)") from None
             if line is None:
                 code = self.proc.wait() if self.proc else None
                 self._kill()
-                raise EngineProblem(f"the engine crashed during {what} (exit status {code}; restarted)")
+                raise EngineTerminatedError(f"the engine crashed during {what} (exit status {code}; restarted)", code)
             if line is _TOO_LONG:
                 self._kill()
-                raise EngineProblem(f"a line of more than {MAX_LINE_BYTES >> 10} KiB in answer to {what} "
-                                    "(restarted)")
+                raise EngineProtocolError(f"a line of more than {MAX_LINE_BYTES >> 10} KiB in answer to {what} "
+                                          "(restarted)")
             size += len(line) + 1
             if size > MAX_ANSWER_BYTES:
                 self._kill()
-                raise EngineProblem(f"more than {MAX_ANSWER_BYTES >> 20} MiB of output in answer to {what} "
-                                    "(restarted)")
+                raise EngineProtocolError(f"more than {MAX_ANSWER_BYTES >> 20} MiB of output in answer to {what} "
+                                          "(restarted)")
             words = line.split(None, 1)
             seen.append(line.strip())
             if words and words[0] == token:
                 return seen
+            if words and words[0] not in PROTOCOL_WORDS:
+                self._unexpected(line, what)
+
+    def _unexpected(self, line: str, what: str) -> None:
+        """Log a line that is not part of the protocol (python-chess: "Unexpected engine output")."""
+        self.warnings += 1
+        if self.warnings <= MAX_WARNINGS:
+            LOGGER.warning("%s: unexpected engine output in answer to %s: %s", self.name, what, quote(line))
+        if self.warnings == MAX_WARNINGS:
+            LOGGER.warning("%s: further unexpected output is not logged", self.name)
 
     def _end(self, proc: subprocess.Popen) -> None:
         """Kill the engine's process group (its forked children too) and reap it."""
@@ -171,7 +209,7 @@ class UAIEngine:
             try:
                 self._send("quit")
                 proc.wait(timeout=2)
-            except (EngineProblem, subprocess.TimeoutExpired):
+            except (EngineError, subprocess.TimeoutExpired):
                 pass
             self._end(proc)  # whatever it forked and left behind
             self.proc = None
@@ -179,7 +217,9 @@ class UAIEngine:
     # -- questions ----------------------------------------------------------------------------
 
     def bestmove(self, fen: str) -> str:
-        """The engine's move text for the position (raises EngineProblem)."""
+        """The engine's move text for the position. Raises :class:`EngineTerminatedError`,
+        :class:`EngineTimeoutError` or :class:`EngineProtocolError` when the engine fails, and
+        :class:`EngineError` when it cannot be started."""
         if self.proc is None:
             self._start()
         self._send(f"position fen {fen}")
@@ -189,5 +229,5 @@ class UAIEngine:
         lines = self._until("bestmove", self.timeout, "go")
         parts = lines[-1].split()
         if len(parts) < 2:
-            raise EngineProblem(f"unparsable answer {quote(lines[-1])}")
+            raise EngineProtocolError(f"unparsable answer {quote(lines[-1])}")
         return parts[1]

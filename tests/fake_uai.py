@@ -4,7 +4,7 @@
 
 MODE decides what it answers to `go`: good (the solver's best move), bad (the worst
 move), illegal (a move onto an occupied square), garbage (a line that is not a move),
-hang (nothing, ever), crash (exits at once), badutf8 (a bestmove line with bytes that
+hang (nothing, ever), crash (exits at once), noisy (a line that is not UAI, then the good move), badutf8 (a bestmove line with bytes that
 are not UTF-8), endless (bytes without a newline, until it is killed), chatty (info
 lines without end), huge (a 5 MB bestmove token), fork (forks a child that sleeps and
 writes its pid to FILE, then answers good), or a comma-separated cycle of these, one
@@ -73,6 +73,9 @@ def main() -> None:
                 out.flush()
                 while True:
                     sys.stdin.readline() or __import__("time").sleep(1)
+            if mode == "noisy":
+                out.write("hello from the engine\n")
+                mode = "good"
             if mode == "garbage":
                 out.write("info depth 1\nbestmove\n")
             elif mode == "illegal":

@@ -217,3 +217,40 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     assert "player" in out and "interrupted after" in err and html.exists()
+
+
+@pytest.mark.parametrize("mode,error,message", [
+    ("crash", "EngineTerminatedError", r"^the engine crashed during go \(exit status 3; restarted\)$"),
+    ("hang", "EngineTimeoutError", r"^no answer to go within 1 s \(hung; restarted\)$"),
+    ("garbage", "EngineProtocolError", r"^unparsable answer 'bestmove'$"),
+    ("huge", "EngineProtocolError", r"^a line of more than 64 KiB in answer to go"),
+])
+def test_engine_failures_are_told_apart_by_type(mode, error, message):
+    from solver import uai
+
+    engine = uai.UAIEngine(f"{FAKE} {mode}", timeout=1)
+    try:
+        with pytest.raises(getattr(uai, error), match=message) as info:
+            engine.bestmove("x1o x 0 1")
+    finally:
+        engine.close()
+    assert isinstance(info.value, uai.EngineError) and isinstance(info.value, RuntimeError)
+    kinds = [uai.EngineTerminatedError, uai.EngineTimeoutError, uai.EngineProtocolError]
+    assert [isinstance(info.value, k) for k in kinds].count(True) == 1
+    if mode == "crash":
+        assert info.value.returncode == 3
+    with pytest.raises(uai.EngineError, match="^cannot start '/nonexistent/engine': No such file") as missing:
+        uai.UAIEngine("/nonexistent/engine").bestmove("x1o x 0 1")
+    assert type(missing.value) is uai.EngineError
+
+
+def test_unexpected_engine_output_is_logged_not_fatal(caplog):
+    from solver import uai
+
+    engine = uai.UAIEngine(f"{FAKE} noisy")
+    try:
+        with caplog.at_level("WARNING", logger="solver.uai"):
+            assert engine.bestmove("x1o x 0 1") == "b1"
+    finally:
+        engine.close()
+    assert caplog.messages == ["fake-noisy: unexpected engine output in answer to go: 'hello from the engine'"]
