@@ -47,13 +47,31 @@ def test_the_package_type_checks():
     assert "Success" in proc.stdout
 
 
-def test_the_package_marks_itself_typed_and_ships_the_endgame_suite():
+def test_the_built_package_is_typed_ships_the_endgame_suite_and_the_command(tmp_path):
+    """The wheel that pip builds from this tree (a copy of it, so that the build leaves nothing
+    here): the package's modules, py.typed, the endgame suite, the ataxx-solve entry point."""
+    import shutil
+    import zipfile
+
     from solver.bench import ENDGAME_FILE
 
-    assert (ROOT / "solver" / "py.typed").is_file()
-    assert ENDGAME_FILE.parent.parent == ROOT / "solver" and ENDGAME_FILE.is_file()
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"py.typed", "data/*.txt"' in pyproject
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "solver", src / "solver", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                           "-q", "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "building the wheel failed (the test extra installs 'wheel'): " + proc.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("ataxx_solver-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        entry_points = z.read(meta).decode()
+        suite = z.read("solver/data/endgames-7x7.txt")
+    assert {"solver/py.typed", "solver/cli.py", "solver/engine/__init__.py", "solver/engine/search.py"} <= names
+    assert "[console_scripts]\nataxx-solve = solver.cli:main" in entry_points
+    assert suite == ENDGAME_FILE.read_bytes()
     entries = solver.read_file(str(ENDGAME_FILE))
     assert len(entries) == 100 and all(isinstance(e, solver.Entry) for e in entries)
 
@@ -156,7 +174,7 @@ def test_sides_are_a_type_and_moves_are_pushed_or_played():
     assert Position(p.board, p.x, p.o, "o").turn is O
     q = p.play(p.parse_move("b1"))
     assert q == p.push(p.parse_move("b1")) and q.turn is O and q.fen() == "xx2o o 0 1"
-    with pytest.raises(solver.IllegalMoveError):
+    with pytest.raises(solver.IllegalMoveError, match="^e1 is not legal for X here$"):
         p.play(p.parse_move("b1").__class__(-1, 4))  # e1 holds O's piece
     assert repr(q) == "Position.from_fen('xx2o o 0 1', rules='classic')"
     assert eval(repr(q), {"Position": Position}) == q
@@ -237,7 +255,7 @@ def test_tables_compare_replaces_the_scripts(tmp_path, capsys):
 ])
 def test_tables_compare_refuses_options_that_do_not_fit(tmp_path, capsys, extra, message):
     build(Position.start(2, 3).board, tmp_path)
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(["tables", "compare", "2x3", "--dir", str(tmp_path), *extra])
     err = capsys.readouterr().err
     assert info.value.code == 2 and message in err and "Traceback" not in err
@@ -274,7 +292,7 @@ def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, 
 
 
 def test_tables_usage_errors_are_one_line(capsys):
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(["tables", "build", "3x3"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and "--dir" in err

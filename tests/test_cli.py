@@ -102,7 +102,7 @@ def test_outcome_only_still_draws_a_board_solved_for_both_sides(tmp_path, monkey
     (["--to-move", "z"], "invalid choice: 'z'"),
 ])
 def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(argv)
     assert info.value.code == 2
     err = capsys.readouterr().err

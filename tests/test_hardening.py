@@ -253,7 +253,7 @@ def test_a_large_counter_in_range_is_solved(monkeypatch, capsys):
     (["verify", "x.txt", "--go", "depth 6\nquit"], "argument --go: must be one line"),
 ])
 def test_bad_numbers_and_commands_in_arguments_are_one_line_and_status_2(argv, message, capsys):
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(argv)
     assert info.value.code == 2
     line = one_line(capsys.readouterr().err)

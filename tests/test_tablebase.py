@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pytest
@@ -184,7 +185,7 @@ def test_solve_batch_and_verify_answer_from_tables(tmp_path, capsys, monkeypatch
     assert main([str(g), "--tables", str(d)]) == 2
     err = capsys.readouterr().err
     assert err.strip().endswith("no table for the 1x5 board in " + str(d) + " (it has: 3x3)")
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main([str(g), "--tables", str(tmp_path / "none")])
     assert info.value.code == 2
     assert capsys.readouterr().err == f"ataxx-solve: --tables: {tmp_path / 'none'}: no such directory\n"
@@ -199,14 +200,14 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     assert tb.probe(p.replace(turn=O)) == (9, 13)  # the mover's value: O to move wins by 9 too
     q = Position.start(3, 4, CLASSIC)
     assert tb.get(q) is None and tb.get(q, "none") == "none"
-    with pytest.raises(MissingTableError):
+    with pytest.raises(MissingTableError, match=f"^no table for the 3x4 board in {re.escape(str(d))} \\(it has: 3x3\\)$"):
         tb.probe(q)
     assert TableOracle(tb, p.board).lookup_many([p, p.replace(turn=O)]) == [(9, 13), (9, 13)]
     monkeypatch.setattr("sys.stdin", __import__("io").TextIOWrapper(__import__("io").BytesIO(b"x2/3/2o x 0 1\n")))
     assert main(["tables", "probe", "--dir", str(d)]) == 0
     out, err = capsys.readouterr()
     assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 position in" in err
-    with pytest.raises(TableError):
+    with pytest.raises(TableError, match="missing: no such directory$"):
         Tablebase(tmp_path / "missing")
 
 
