@@ -1,7 +1,8 @@
 """Driving a UAI engine in a subprocess: ``uai``, ``isready``, ``position fen``, ``go``, ``bestmove``.
 
-Every wait has a time limit. Failures are told apart by type, as in python-chess's
-``chess/engine.py``: an engine that exits raises :class:`EngineTerminatedError`
+Every read and every write has a time limit (an engine that stops reading its input
+is as hung as one that stops answering). Failures are told apart by type, as in
+python-chess's ``chess/engine.py``: an engine that exits raises :class:`EngineTerminatedError`
 (with its exit status), one that stops answering :class:`EngineTimeoutError`, one
 that answers garbage :class:`EngineProtocolError`, all of them :class:`EngineError`
 (a command that cannot be started is an :class:`EngineError` itself). The engine is
@@ -23,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import select
 import shlex
 import signal
 import subprocess
@@ -127,12 +129,28 @@ class UAIEngine:
             stream.close()  # here, not by whoever stops the engine: closing it blocks while a read is on
         put(None)
 
-    def _send(self, text: str) -> None:
+    def _send(self, text: str, timeout: float | None = None) -> None:
+        """Write a line to the engine within ``timeout`` seconds (the move timeout by default): the
+        pipe is written without blocking, so an engine that stops reading its input (and lets
+        the pipe fill) is a hang, not a wait for ever."""
+        assert self.proc is not None and self.proc.stdin is not None  # started with a pipe
+        limit = self.timeout if timeout is None else timeout
+        end = time.monotonic() + limit
+        data = (text + "\n").encode()
         try:
-            assert self.proc is not None and self.proc.stdin is not None  # started with a pipe
-            self.proc.stdin.write((text + "\n").encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            fd = self.proc.stdin.fileno()
+            os.set_blocking(fd, False)
+            while data:
+                left = end - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    self._kill()
+                    raise EngineTimeoutError(f"the engine did not read {text.split(None, 1)[0]} within {limit:g} s "
+                                             "(hung; restarted)")
+                try:
+                    data = data[os.write(fd, data):]
+                except BlockingIOError:  # the pipe filled between select and write
+                    continue
+        except (OSError, ValueError):
             self._kill()
             raise EngineTerminatedError("the engine crashed (its input is closed)") from None
 
@@ -207,7 +225,7 @@ class UAIEngine:
         proc = self.proc
         if proc is not None:
             try:
-                self._send("quit")
+                self._send("quit", timeout=min(self.timeout, 2.0))
                 proc.wait(timeout=2)
             except (EngineError, subprocess.TimeoutExpired):
                 pass

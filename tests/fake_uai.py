@@ -6,7 +6,8 @@ MODE decides what it answers to `go`: good (the solver's best move), bad (the wo
 move), illegal (a move onto an occupied square), garbage (a line that is not a move),
 hang (nothing, ever), crash (exits at once), noisy (a line that is not UAI, then the good move), badutf8 (a bestmove line with bytes that
 are not UTF-8), endless (bytes without a newline, until it is killed), chatty (info
-lines without end), huge (a 5 MB bestmove token), fork (forks a child that sleeps and
+lines without end), huge (a 5 MB bestmove token), deaf (answers good once, then stops reading its input
+but goes on saying readyok), fork (forks a child that sleeps and
 writes its pid to FILE, then answers good), or a comma-separated cycle of these, one
 per question. With a second argument FILE, the engine hangs or crashes only
 the first time (when FILE does not exist yet; it creates it), then answers good moves:
@@ -73,6 +74,12 @@ def main() -> None:
                 out.flush()
                 while True:
                     sys.stdin.readline() or __import__("time").sleep(1)
+            if mode == "deaf":
+                out.write(f"bestmove {Analyzer(ReferenceOracle()).moves(position)[0].name}\n")
+                while True:  # never reads again: what it is sent fills the pipe
+                    out.write("readyok\n")
+                    out.flush()
+                    __import__("time").sleep(0.05)
             if mode == "noisy":
                 out.write("hello from the engine\n")
                 mode = "good"

@@ -554,3 +554,21 @@ def test_a_full_disk_under_pictures_names_the_file(tmp_path, monkeypatch, capsys
 def test_batch_of_a_directory_says_so(tmp_path, capsys):
     assert main(["batch", str(tmp_path), "--no-cache"]) == 2
     assert one_line(capsys.readouterr().err) == f"ataxx-solve batch: {tmp_path}: is a directory, not a position file"
+
+
+# -- issue 18 ---------------------------------------------------------------------------------------
+
+def test_an_engine_that_stops_reading_is_a_hang_not_a_hang_of_verify(suite):
+    """Item 1: writes to an engine are bounded in time as reads are. The engine answers once, then
+    reads nothing more but keeps saying readyok; the long go line (as 1,550 positions would) fills
+    its input pipe. verify used to block in the write for ever."""
+    go = "depth 1 " + "0" * 100_000
+    try:
+        r = cli(["verify", str(suite), "--engine", f"{FAKE} deaf", "--go", go, "--move-timeout", "2", "--json"],
+                timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail("verify hung in a write to an engine that stopped reading", pytrace=False)
+    checks = [c for c in _lines(r.stdout) if "summary" not in c]
+    assert r.returncode == 1, r.stderr
+    assert [c["verdict"] for c in checks] == ["optimal", None]
+    assert checks[1]["problem"] == "the engine did not read go within 2 s (hung; restarted)"
