@@ -9,13 +9,15 @@ line and exit status 2.
 Exit status: 0 when everything was solved (and every ``expect:`` held),
 1 when a position could not be solved within the limits or an ``expect:``
 failed, 2 for bad input, bad arguments or a file that cannot be read or
-written (one line on stderr says which and why), 130 when interrupted, and 70
+written (one line on stderr says which and why), 130 when interrupted (Ctrl-C; 143
+for SIGTERM, which is handled the same way: what was proved is reported), and 70
 only for a bug (an "internal error"). ``batch`` and ``verify`` document their own.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -25,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 from . import __version__, bench
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
@@ -51,6 +53,7 @@ from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
+EXIT_TERMINATED = 128 + signal.SIGTERM  # interrupted by SIGTERM (143)
 
 # Bounds on the numbers of the arguments (each one's help or error message says so).
 MAX_STATES = 10 ** 15
@@ -862,17 +865,20 @@ def _tables_build(args: argparse.Namespace) -> int:
     board = _board(args)
 
     def work(executor: Any, bars: _TierBars) -> int:
-        stop: list[int] = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
-        previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
+        # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)
+        stop: list[int] = []
+        previous = {sig: signal.signal(sig, lambda signum, frame: stop.append(signum))
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
         t = time.perf_counter()
         try:
             report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop))
         except KeyboardInterrupt:
             bars.close()
             _tables_say(f"interrupted; the finished tiers are in {args.dir}: run the same command again to resume")
-            return EXIT_INTERRUPTED
+            return EXIT_TERMINATED if signal.SIGTERM in stop else EXIT_INTERRUPTED
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         bars.close()
         print(printable(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} "
                         f"already there; {report.entries:,} entries, {report.positions:,} positions solved in "
@@ -1072,9 +1078,39 @@ def _drop_stdout() -> None:
         pass
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[int]]:
+    """SIGTERM handled as Ctrl-C is: a KeyboardInterrupt in the main thread, so that the work
+    stops cleanly and reports what it did and proved (the first SIGTERM only: a second one
+    does not cut that short). Yields a list that holds the signal once it came."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command: the exit status of the command line ``argv`` (default: the process's)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     log_to_stderr()
+    with _sigterm_as_interrupt() as terminated:
+        status = _main(argv)
+    return EXIT_TERMINATED if terminated and status == EXIT_INTERRUPTED else status
+
+
+def _main(argv: list[str]) -> int:
     try:
         args = parse_command_line(argv)
         status: int = args.run(args)

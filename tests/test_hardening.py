@@ -572,3 +572,53 @@ def test_an_engine_that_stops_reading_is_a_hang_not_a_hang_of_verify(suite):
     assert r.returncode == 1, r.stderr
     assert [c["verdict"] for c in checks] == ["optimal", None]
     assert checks[1]["problem"] == "the engine did not read go within 2 s (hung; restarted)"
+
+
+HARD = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 6 empty squares: minutes
+
+
+def test_sigterm_ends_a_solve_with_its_report():
+    """Item 4: SIGTERM is handled as Ctrl-C is: the search stops, what it proved is printed; the
+    status is 143 (128 + SIGTERM), where it used to be killed with no report."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    try:
+        proc.stdin.write(HARD + "\n")
+        proc.stdin.close()
+        time.sleep(6)  # the kernels are loaded and the search is on
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    side = json.loads(out)["sides"]["x"]
+    assert side["stopped"] == "interrupt" and side["lower"] <= side["upper"] and side["best_move"]
+    assert err.endswith("ataxx-solve: interrupted\n") and "Traceback" not in err
+
+
+def test_sigterm_ends_a_batch_with_two_jobs_in_one_line(tmp_path):
+    """Item 4: and a batch prints its one line, not the resource tracker's warning about leaked
+    semaphores, and its workers end with it."""
+    suite = tmp_path / "slow.txt"
+    suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "batch", str(suite), "--jobs", "2", "--no-cache",
+                             "--solver", "reference"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=ENV, cwd=ROOT)
+    kids = set()
+    try:
+        kids = _spawn_workers(proc, 2)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        err = proc.stderr.read()
+        assert proc.returncode == 143
+        assert err == ("ataxx-solve batch: interrupted; what was solved is kept: run the same command again to "
+                       "resume\n")
+        end = time.time() + 5
+        while time.time() < end and any(alive(k) for k in kids):
+            time.sleep(0.05)
+        assert not [k for k in kids if alive(k)]
+    finally:
+        proc.kill()
+        kill_all(kids)

@@ -264,7 +264,9 @@ def test_distributed_build_equals_the_single_process_build():
                 assert np.array_equal(store.load(e), single[b].load(e)), (b, e)
 
 
-def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path):
+@pytest.mark.parametrize("signal_name,status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path, signal_name, status):
+    """Ctrl-C, or SIGTERM (handled the same way, issue 18 item 4), stops the build at its next step."""
     import signal
     import subprocess
     import sys
@@ -276,9 +278,9 @@ def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path):
     deadline = time.monotonic() + 120
     while not tier_path(d, Board(3, 5), 3).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signal_name))
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    assert proc.returncode == status, err
     assert err.strip().endswith("run the same command again to resume") and "Traceback" not in err
     done = sorted(p.name for p in d.glob("*.atb"))
     assert 4 <= len(done) < 16 and not list(d.glob("*.partial"))
