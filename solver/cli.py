@@ -11,7 +11,7 @@ Exit status: 0 when everything was solved (and every ``expect:`` held),
 failed, 2 for bad input, bad arguments or a file that cannot be read or
 written (one line on stderr says which and why), 130 when interrupted (Ctrl-C; 143
 for SIGTERM, which is handled the same way: what was proved is reported), and 70
-only for a bug (an "internal error"). ``batch`` and ``verify`` document their own.
+only for a bug (an "internal error"). ``verify`` documents its own.
 """
 
 from __future__ import annotations
@@ -508,9 +508,10 @@ def _add_batch(commands: Any) -> None:
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
                     "Positions in the cache are not solved again; an interrupted run resumes where it stopped "
                     "when run again with the same --out (a record is reused only when its position, rules, sides, "
-                    "expect: header and options are the same). Exit status: the number of positions that failed "
-                    "(could not be read, went over a limit, or contradicted an expect: header), at most 100; "
-                    "2 also when the batch cannot start or cannot write its results (the message says why).")
+                    "expect: header and options are the same). Exit status: 0 when every position was solved; 1 when "
+                    "some failed (could not be read, went over a limit, or contradicted an expect: header; the "
+                    "closing line counts them); 2 when the batch cannot start or cannot write its results (the "
+                    "message says why); 130 when interrupted.")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
     p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
                    help=f"worker processes (default: the number of cores, at most {MAX_JOBS})")
@@ -598,7 +599,7 @@ def batch_command(args: argparse.Namespace) -> int:
     parts.append(f"{summary.failed} failed" + (f" ({summary.bounded} of them with proved bounds, in the results)"
                                                 if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
-    return min(summary.failed, 100)
+    return EXIT_FAILED if summary.failed else EXIT_OK
 
 
 def _add_cache(commands: Any) -> None:

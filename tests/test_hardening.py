@@ -264,7 +264,7 @@ def test_a_bad_position_in_a_batch_is_reported_and_the_batch_goes_on(tmp_path, c
     f = tmp_path / "mixed.txt"
     f.write_text("name: good\nx...o\n\nname: bad\ncounter: \u00b2\nx...o\n\nname: huge\nx" + "1" * 5000 +
                  "\n\nname: also good\nx.o\n")
-    assert main(["batch", str(f), "--no-cache", "--jobs", "1"]) == 2  # two failures
+    assert main(["batch", str(f), "--no-cache", "--jobs", "1"]) == 1  # two failures
     out, err = capsys.readouterr()
     recs = _lines(out)
     assert [r["ok"] for r in recs] == [True, False, False, True]
@@ -622,3 +622,16 @@ def test_sigterm_ends_a_batch_with_two_jobs_in_one_line(tmp_path):
     finally:
         proc.kill()
         kill_all(kids)
+
+
+def test_a_batch_with_failures_and_a_batch_that_cannot_start_exit_differently(tmp_path, capsys):
+    """Item 5: failed positions are status 1 (their count in the closing line), a batch that cannot
+    start is 2; the status used to be the number of failures, 2 for two of them."""
+    f = tmp_path / "p.txt"
+    f.write_text("name: good\nx...o\n\nname: bad\nx..z\n\nname: wrong\nexpect: x=5\nx...o\n")
+    assert main(["batch", str(f), "--no-cache", "--jobs", "1"]) == 1
+    assert "1 solved, 2 failed in " in capsys.readouterr().err.splitlines()[-1]
+    assert main(["batch", str(tmp_path / "missing.txt"), "--no-cache"]) == 2
+    assert one_line(capsys.readouterr().err) == f"ataxx-solve batch: {tmp_path / 'missing.txt'}: no such file"
+    f.write_text("x...o\n")
+    assert main(["batch", str(f), "--no-cache", "--jobs", "1"]) == 0
