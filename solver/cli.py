@@ -49,7 +49,7 @@ from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .solving import ALGORITHMS, Solver
 from .tablebase import (MissingTableError, Tablebase, TableError, board_name, build, check_tables, compare_with_retro,
                         compare_with_search, contents, dense_index, executor_for, parse_board_name)
-from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
+from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
@@ -724,15 +724,16 @@ def verify_command(args: argparse.Namespace) -> int:
 
     checks: list = []
     interrupted = False
-    try:
-        run_verify(choices, askers, verifier, on_check=show, into=checks)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if view is not None:
-            view.close()
-        for a in askers:
-            a.close()
+    with adopting_orphans():  # what the engines leave behind ends with verify
+        try:
+            run_verify(choices, askers, verifier, on_check=show, into=checks)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if view is not None:
+                view.close()
+            for a in askers:
+                a.close()
     if interrupted:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
     summaries = summarise(checks, players=[a.name for a in askers])

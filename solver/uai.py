@@ -15,12 +15,17 @@ What is read from an engine is bounded: a line of at most :data:`MAX_LINE_BYTES`
 :data:`QUEUE_LINES` lines waiting to be read (an engine that talks while nobody
 listens is blocked by its pipe). More is a problem and the engine is restarted.
 Bytes that are not UTF-8 are replaced, never fatal. The engine runs in a session
-of its own, and stopping it ends its whole process group, so the processes it
-forked end with it (and a Ctrl-C on the terminal reaches only this program).
+of its own, and stopping it ends its whole process group and every process below
+it, so the processes it forked end with it (and a Ctrl-C on the terminal reaches
+only this program). A process that left the group and its parent (a daemon: a new
+session, a second fork) is re-parented, on Linux, to the nearest child subreaper:
+inside :func:`adopting_orphans` that is this program, which ends them all at the end.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
 import queue
@@ -28,8 +33,11 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from .formats import quote
 
@@ -42,6 +50,74 @@ _TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES
 # The first words of the lines an engine may send (UAI, as UCI); others are logged.
 PROTOCOL_WORDS = frozenset({"id", "uaiok", "readyok", "bestmove", "copyprotection", "registration", "info", "option"})
 MAX_WARNINGS = 20  # unexpected lines logged per engine; the rest are counted in one last warning
+
+
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37  # prctl(2), Linux
+
+
+def children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (of any of its threads), from /proc on Linux (empty elsewhere)."""
+    kids: set[int] = set()
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            kids.update(int(k) for k in (task / "children").read_text().split())
+    except OSError:
+        pass
+    return kids
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid``: its children, theirs, and so on."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for kid in children(todo.pop()) - found:
+            found.add(kid)
+            todo.append(kid)
+    return found
+
+
+def _kill_all(pids: set[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@contextlib.contextmanager
+def adopting_orphans() -> Iterator[None]:
+    """Make this process a child subreaper while the block runs (Linux, ``prctl``): a process
+    that an engine started and that left the engine's process group and lost its parent (a
+    daemon) is re-parented here instead of to init. On exit every child of this process that
+    was not there on entry, and everything below it, is killed and reaped; then the setting
+    is put back. Elsewhere than on Linux it does nothing."""
+    libc = None
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            was = ctypes.c_int(0)
+            if libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0) != 0 or \
+                    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+                libc = None
+        except (OSError, AttributeError):
+            libc = None
+    before = children(os.getpid())
+    try:
+        yield
+    finally:
+        if libc is not None:
+            for _ in range(50):  # a process may fork while its siblings are killed: until none is left
+                orphans = children(os.getpid()) - before
+                if not orphans:
+                    break
+                _kill_all({p for o in orphans for p in descendants(o)} | orphans)
+                for pid in orphans:
+                    try:
+                        os.waitpid(pid, 0)
+                    except ChildProcessError:
+                        pass
+            libc.prctl(PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
 
 
 class EngineError(RuntimeError):
@@ -195,8 +271,10 @@ class UAIEngine:
             LOGGER.warning("%s: further unexpected output is not logged", self.name)
 
     def _end(self, proc: subprocess.Popen) -> None:
-        """Kill the engine's process group (its forked children too) and reap it."""
+        """Kill the engine's process group and every process below it (its forked children,
+        those that left the group too), and reap it."""
         self.stop.set()
+        below = descendants(proc.pid)
         killpg = getattr(os, "killpg", None)
         try:
             if killpg is not None:
@@ -205,6 +283,7 @@ class UAIEngine:
                 proc.kill()
         except OSError:
             pass
+        _kill_all(below)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

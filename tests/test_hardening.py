@@ -440,9 +440,12 @@ def test_engine_output_is_bounded_and_any_bytes_are_survived(suite, capsys, mode
     assert time.perf_counter() - start < 30
 
 
-def test_an_engine_that_forks_takes_its_children_with_it(suite, tmp_path, capsys):
+@pytest.mark.parametrize("mode", ["fork", "daemon"])
+def test_an_engine_that_forks_takes_its_children_with_it(suite, tmp_path, capsys, mode):
+    """A child in the engine's process group, and (issue 18 item 6) a daemon that left it (setsid,
+    a second fork): verify is a child subreaper, the daemon is re-parented to it and ended."""
     pid_file = tmp_path / "child.pid"
-    assert main(["verify", str(suite), "--engine", f"{FAKE} fork {pid_file}", "--json"]) == 0
+    assert main(["verify", str(suite), "--engine", f"{FAKE} {mode} {pid_file}", "--json"]) == 0
     child = int(pid_file.read_text())
     end = time.time() + 5
     while time.time() < end and alive(child):
