@@ -168,7 +168,7 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = 
     try:
         return Tablebase(directory)
     except TableError as exc:
-        print(f"{prog}: {option}: {exc}", file=sys.stderr)
+        _say(f"{prog}: {option}: {exc}")
         raise SystemExit(EXIT_INPUT)
 
 
@@ -241,6 +241,14 @@ def write_output(path: str, text: str, kind: str, inputs=()) -> None:
     replace_file(path, [text])
 
 
+def _check_pictures(args: argparse.Namespace, count: int) -> None:
+    """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
+    raises OutputError for the first that may not be written."""
+    for path, kind in ((args.dot, "dot"), (args.svg, "svg")):
+        for k in range(1, count + 1) if path else ():
+            check_picture(numbered(path, k), kind, args.files)
+
+
 def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int) -> None:
     root = report.sides[0].position
     for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
@@ -268,6 +276,11 @@ def solve_command(args: argparse.Namespace) -> int:
             _say(f"<stdin>: cannot read: {exc.strerror}")
             return EXIT_INPUT
         items = read_text(data, "<stdin>", args.format, rules)
+    try:
+        _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
+    except OutputError as exc:
+        _say(f"ataxx-solve: cannot write {exc}")
+        return EXIT_INPUT
     status = EXIT_OK
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
@@ -680,7 +693,8 @@ def verify_command(args: argparse.Namespace) -> int:
     for err in errors:
         _say(str(err))
     if not choices:
-        _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
+        if not errors:  # (a file that cannot be read has said so)
+            _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
     tables = open_tables(args.tables, "ataxx-solve verify")
     if tables is not None:

@@ -638,3 +638,43 @@ def test_a_batch_with_failures_and_a_batch_that_cannot_start_exit_differently(tm
     assert one_line(capsys.readouterr().err) == f"ataxx-solve batch: {tmp_path / 'missing.txt'}: no such file"
     f.write_text("x...o\n")
     assert main(["batch", str(f), "--no-cache", "--jobs", "1"]) == 0
+
+
+def test_every_picture_target_is_checked_before_any_is_written(tmp_path, monkeypatch, capsys):
+    """Item 7: with several positions, pic-2 (a foreign file) used to be refused after pic was written."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x...o\n\nx..o\n")))
+    (tmp_path / "pic-2.svg").write_text("my notes\n")
+    assert main(["--solver", "reference", "--svg", str(tmp_path / "pic.svg")]) == 2
+    out, err = capsys.readouterr()
+    assert one_line(err) == (f"ataxx-solve: cannot write {tmp_path / 'pic-2.svg'}: exists and was not written by "
+                             "this command; refusing to overwrite it (remove it or choose another name)")
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["pic-2.svg"]
+
+
+def test_output_through_a_dangling_symlink_is_refused(tmp_path, capsys):
+    """Item 7: --out through a symlink to a missing file used to create that file."""
+    f = tmp_path / "p.txt"
+    f.write_text("x...o\n")
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(tmp_path / "elsewhere.jsonl")
+    assert main(["batch", str(f), "--out", str(link), "--no-cache", "--jobs", "1"]) == 2
+    assert one_line(capsys.readouterr().err) == (f"ataxx-solve: {link}: is a symbolic link to a file that does not "
+                                                 "exist; refusing to write through it")
+    assert not (tmp_path / "elsewhere.jsonl").exists()
+    assert main([str(f), "--solver", "reference", "--svg", str(link)]) == 2
+    assert "refusing to write through it" in one_line(capsys.readouterr().err)
+    assert not (tmp_path / "elsewhere.jsonl").exists()
+
+
+def test_a_tables_directory_with_escape_codes_is_printed_escaped(tmp_path, capsys):
+    """Item 7: the --dir of tables was printed raw, so a name could drive the terminal."""
+    name = tmp_path / "\x1b[31mred"
+    with pytest.raises(SystemExit, match="^2$"):
+        main(["tables", "info", "--dir", str(name)])
+    assert one_line(capsys.readouterr().err) == f"ataxx-solve tables: --dir: {tmp_path}/\\x1b[31mred: no such directory"
+
+
+def test_verify_of_a_missing_file_is_one_line(capsys):
+    """Item 7: verify /nonexistent printed the missing file and then 'nothing to check'."""
+    assert main(["verify", "/nonexistent"]) == 2
+    assert one_line(capsys.readouterr().err) == "/nonexistent: no such file"
