@@ -678,3 +678,27 @@ def test_verify_of_a_missing_file_is_one_line(capsys):
     """Item 7: verify /nonexistent printed the missing file and then 'nothing to check'."""
     assert main(["verify", "/nonexistent"]) == 2
     assert one_line(capsys.readouterr().err) == "/nonexistent: no such file"
+
+
+@pytest.mark.parametrize("text,fen", [
+    ("x...o/...../...../...../o...x\n", "x3o/5/5/5/o3x x 0 1"),        # dots for empty squares
+    ("x...o/..-../o...x o\n", "x3o/2-2/o3x o 0 1"),
+    ("b5w/7/7/7/7/7/w5b b 0 1\n", "x5o/7/7/7/7/7/o5x x 0 1"),       # libataxx: b(lack) = x, w(hite) = o
+    ("x5o/7/7/7/7/7/o5x w\n", "x5o/7/7/7/7/7/o5x o 0 1"),
+    ("B1W/3 B\n", "x1o/3 x 0 1"),
+])
+def test_fen_as_users_type_it(text, fen):
+    """Item 9: ranks written with dots used to be refused ("unknown character '/'" with no hint);
+    libataxx's b and w for the pieces and the side to move are read too."""
+    (entry,) = read_positions(text, "t.txt")
+    assert not isinstance(entry, Exception), entry
+    assert entry.position.fen() == fen
+
+
+def test_a_grid_with_slashes_says_how_a_fen_is_written(monkeypatch, capsys):
+    """Item 9: a line that is neither a grid nor a FEN gets the hint."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x..#o/...../o...x\n")))
+    assert main(["--solver", "reference"]) == 2
+    assert one_line(capsys.readouterr().err) == (
+        "<stdin>:1: unknown character '/' in column 6 of the grid (expected x, o, # for a block, . or space for "
+        "empty; a FEN separates ranks with '/' and writes a block as '-', empty squares as '.' or a digit run)")
