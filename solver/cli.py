@@ -286,6 +286,7 @@ def solve_command(args: argparse.Namespace) -> int:
     view = ProgressView() if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
                     progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth)
+    unbounded_said = args.timeout is not None or args.max_states is not None
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
@@ -298,6 +299,10 @@ def solve_command(args: argparse.Namespace) -> int:
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
+        if analyzer.oracle.proves_bounds and not unbounded_said:  # the search may run for hours: say how to stop it
+            unbounded_said = True
+            _say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
+                 "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer)
         finally:

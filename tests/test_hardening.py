@@ -734,3 +734,17 @@ def test_no_kernel_is_compiled_on_the_clock(algorithm):
                        cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == []
+
+
+EASY_7X7 = "ooxxxx1/ooooooo/oxoxxxo/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"  # 2 empty squares: the search, at once
+NO_LIMIT = ("ataxx-solve: <stdin>:1: the search has no limit (--timeout SECONDS or --max-states N give it one); "
+            "Ctrl-C or SIGTERM stops it and prints what it proved")
+
+
+def test_a_search_with_no_limit_says_so_at_the_start(monkeypatch, capsys):
+    """Item 11: a 7 x 7 board in a pipe with no --timeout used to run silently for minutes."""
+    for argv, note in ((["--json"], True), (["--json", "--timeout", "60"], False), (["--max-states", "10000000"], False)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{EASY_7X7}\n\n{EASY_7X7}\n".encode())))
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert err == (NO_LIMIT + "\n" if note else ""), err  # once, before the first search
