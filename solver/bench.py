@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -100,7 +101,7 @@ def is_case(name: str) -> bool:
     return m is not None and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
 
 
-def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
+def case_names(empties: Sequence[int] = ENDGAME_EMPTIES) -> list[str]:
     """The default cases (``OPT_IN`` cases run only when named)."""
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7", "tables-4x4", "tables-probe",
              "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
@@ -195,7 +196,7 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     outcome = [b.outcome_seconds for b in rows if b.outcome_seconds is not None]
     exact = [b.seconds for b in rows if b.exact]
 
-    def med(xs):
+    def med(xs: list[float]) -> str:
         return f"median {statistics.median(xs):.2f} s" if xs else "-"
 
     note = (f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); "

@@ -27,11 +27,13 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterator, NoReturn
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NoReturn, TextIO
 
 from . import __version__, bench
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
-from .batch import Options, live_status, run_batch
+from .batch import LiveArray, Options, live_status, run_batch
+from .batch import Summary as BatchSummary
 from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
@@ -47,8 +49,8 @@ from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .solving import ALGORITHMS, Solver
-from .tablebase import (MissingTableError, Tablebase, TableError, board_name, build, check_tables, compare_with_retro,
-                        compare_with_search, contents, dense_index, executor_for, parse_board_name)
+from .tablebase import (Executor, MissingTableError, Tablebase, TableError, board_name, build, check_tables,
+                        compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name)
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
@@ -73,7 +75,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
-def _whole(low: int, high: int):
+def _whole(low: int, high: int) -> Callable[[str], int]:
     """An argument type: a whole number from ``low`` to ``high`` in ASCII digits (1_000 or 1,000 too)."""
 
     def convert(text: str) -> int:
@@ -172,6 +174,8 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = 
         raise SystemExit(EXIT_INPUT)
 
 
+_Commands = argparse._SubParsersAction  # what add_subparsers() returns: add_parser() adds a command
+
 # The commands, in the order of the help, with their one-line help.
 COMMANDS = {
     "solve": "solve positions (the default: 'ataxx-solve FILE' is 'ataxx-solve solve FILE')",
@@ -185,7 +189,7 @@ COMMANDS = {
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
 
 
-def _add_solve(commands: Any) -> _Parser:
+def _add_solve(commands: _Commands) -> _Parser:
     p = commands.add_parser(
         "solve", prog="ataxx-solve", help=COMMANDS["solve"], formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B\n"
@@ -229,12 +233,12 @@ def numbered(path: str, k: int) -> str:
     return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
 
 
-def check_picture(path: str, kind: str, inputs=()) -> None:
+def check_picture(path: str, kind: str, inputs: Iterable[str] = ()) -> None:
     """Raise OutputError for an input file, or an existing file that does not start like a ``kind`` of ours."""
     check_output(path, inputs, lambda first: first.startswith(SIGNATURES[kind]), what=f"{kind} file")
 
 
-def write_output(path: str, text: str, kind: str, inputs=()) -> None:
+def write_output(path: str, text: str, kind: str, inputs: Iterable[str] = ()) -> None:
     """Write a picture or a report whole (:func:`solver.files.replace_file`) where :func:`check_picture`
     allows it (raises OutputError or OSError)."""
     check_picture(path, kind, inputs)
@@ -355,7 +359,7 @@ def _bar(desc: str, unit: str, total: int | None = None) -> Any:
 class StatusLine:
     """One line of live progress on a terminal (stderr), rewritten in place."""
 
-    def __init__(self, stream: Any = None):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stderr
         self.shown = 0
         self.last = 0.0
@@ -435,7 +439,7 @@ def _count(n: float) -> str:
     return f"{n:.0f}"
 
 
-def _add_perft(commands: Any) -> None:
+def _add_perft(commands: _Commands) -> None:
     p = commands.add_parser(
         "perft", help=COMMANDS["perft"],
         description="Count the move sequences of DEPTH plies from a position, as libataxx does "
@@ -476,7 +480,7 @@ def perft_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _add_bench(commands: Any) -> None:
+def _add_bench(commands: _Commands) -> None:
     p = commands.add_parser(
         "bench", help=COMMANDS["bench"],
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
@@ -514,13 +518,13 @@ def bench_command(args: argparse.Namespace) -> int:
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
 
 
-def _open_cache(args):
+def _open_cache(args: argparse.Namespace) -> Cache | None:
     if getattr(args, "no_cache", False):
         return None
     return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
 
 
-def _add_batch(commands: Any) -> None:
+def _add_batch(commands: _Commands) -> None:
     p = commands.add_parser(
         "batch", help=COMMANDS["batch"],
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
@@ -557,33 +561,33 @@ def batch_command(args: argparse.Namespace) -> int:
 
         bar = tqdm(desc="batch", unit="pos", dynamic_ncols=True, leave=True)
 
-    state = {"summary": None, "live": None}
+    latest: list[BatchSummary] = []  # the last summary reported (once there is one)
+    live_arrays: list[LiveArray] = []  # the searches' live status (once the workers run)
 
     def postfix() -> str:
-        summary = state["summary"]
-        text = f"failed {summary.failed}, cached {summary.cached}" if summary else ""
-        if state["live"] is not None:
-            busy, nodes, rate = live_status(state["live"])
+        text = f"failed {latest[-1].failed}, cached {latest[-1].cached}" if latest else ""
+        if live_arrays:
+            busy, nodes, rate = live_status(live_arrays[-1])
             if busy:
                 text += f" | searching {busy}: {_count(nodes)} nodes, {_count(rate)}/s"
         return text
 
-    def progress(summary):
-        state["summary"] = summary
+    def progress(summary: BatchSummary) -> None:
+        latest[:] = [summary]
         if bar is not None:
             bar.total = summary.total
             bar.n = summary.solved + summary.failed
             bar.set_postfix_str(postfix(), refresh=False)
             bar.refresh()
 
-    def live_view(live):
-        state["live"] = live
+    def live_view(live: LiveArray) -> None:
+        live_arrays[:] = [live]
 
     stop_ticker = threading.Event()
 
-    def tick():  # the searches' nodes, refreshed while a position is being solved
+    def tick() -> None:  # the searches' nodes, refreshed while a position is being solved
         while not stop_ticker.wait(0.5):
-            if bar is not None and state["live"] is not None:
+            if bar is not None and live_arrays:
                 bar.set_postfix_str(postfix(), refresh=True)
 
     if bar is not None:
@@ -620,7 +624,7 @@ def batch_command(args: argparse.Namespace) -> int:
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
-def _add_cache(commands: Any) -> None:
+def _add_cache(commands: _Commands) -> None:
     p = commands.add_parser("cache", help=COMMANDS["cache"], description="Look at or clear the solved-position cache.")
     p.add_argument("action", choices=("stats", "clear"))
     p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
@@ -629,7 +633,7 @@ def _add_cache(commands: Any) -> None:
 
 
 def cache_command(args: argparse.Namespace) -> int:
-    cache = _open_cache(args)
+    cache = Cache(args.cache or default_cache_path())  # CacheError: reported by main()
     try:
         if args.action == "clear":
             n = cache.clear()
@@ -649,7 +653,7 @@ def cache_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _add_verify(commands: Any) -> None:
+def _add_verify(commands: _Commands) -> None:
     p = commands.add_parser(
         "verify", help=COMMANDS["verify"],
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
@@ -804,7 +808,7 @@ class _TierBars:
             self.bar = None
 
 
-def _add_tables(commands: Any) -> None:
+def _add_tables(commands: _Commands) -> None:
     t = commands.add_parser(
         "tables", help=COMMANDS["tables"],
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
@@ -866,7 +870,7 @@ def _tables_say(text: str) -> None:
     _say(f"ataxx-solve tables: {text}")
 
 
-def _with_executor(args: argparse.Namespace, work: Callable[[Any, _TierBars], int], ntiers: int) -> int:
+def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars], int], ntiers: int) -> int:
     """``work(executor, bars)`` on the threads or the cluster of ``--jobs``/``--cluster``; a cluster
     that cannot start or a table that cannot be used is one line and exit status 2."""
     if args.verbose:
@@ -885,7 +889,7 @@ def _with_executor(args: argparse.Namespace, work: Callable[[Any, _TierBars], in
 def _tables_build(args: argparse.Namespace) -> int:
     board = _board(args)
 
-    def work(executor: Any, bars: _TierBars) -> int:
+    def work(executor: Executor, bars: _TierBars) -> int:
         # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)
         stop: list[int] = []
         previous = {sig: signal.signal(sig, lambda signum, frame: stop.append(signum))
@@ -932,7 +936,7 @@ def _tables_check(args: argparse.Namespace) -> int:
     n = dense_index(board).n
     tiers = _tier_range(args.parser, args.tiers, n)  # before a cluster starts
 
-    def work(executor: Any, bars: _TierBars) -> int:
+    def work(executor: Executor, bars: _TierBars) -> int:
         t = time.perf_counter()
         report = check_tables(board, args.dir, executor=executor, progress=bars, tiers=tiers)
         bars.close()

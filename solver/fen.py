@@ -2,12 +2,13 @@
 
 ``x5o/7/7/7/7/7/o5x x 0 1``: ranks from the top, ``x``, ``o``, ``-`` (a block) and digit runs
 of empty squares; then, all optional, the side to move, the counter and the move number.
-``startpos`` is the 7 x 7 standard start. Read as users type it too: ``.`` for one empty
-square (``x...o/...../o...x``), and libataxx's ``b`` (black, the first player) for ``x`` and
-``w`` for ``o``, for the pieces and the side to move; written with ``x``, ``o`` and digits. This module reads and writes the fields; a
-:class:`solver.rules.Position` is made from them by :meth:`Position.from_fen` (and written by
-:meth:`Position.fen`). It sits below :mod:`solver.rules` and :mod:`solver.formats`, which both
-use it, so that neither imports the other.
+``startpos`` is the 7 x 7 standard start. Read as users type it too: ``.`` for one empty square
+(``x...o/...../o...x``), and libataxx's ``b`` (black, the first player) for ``x`` and ``w`` for
+``o``, for the pieces and the side to move; written with ``x``, ``o`` and digits. This module
+reads and writes the fields; a :class:`solver.rules.Position` is made from them by
+:meth:`Position.from_fen` (and written by :meth:`Position.fen`). It sits below
+:mod:`solver.rules` and :mod:`solver.formats`, which both use it, so that neither imports the
+other.
 
 Every problem is a :class:`PositionFormatError` that names the source, the line and the
 reason. Numbers are ASCII digits of bounded length (:func:`parse_whole`), and messages quote

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -61,7 +61,7 @@ from .oracle import Oracle
 from .retro import RetroOracle
 from .rules import CLASSIC, O, PASS, Move, Position, Rules, X
 from .search import SearchOracle
-from .cluster import cluster_for
+from .cluster import DaskExecutor, cluster_for
 from .tiersolver import DEFAULT_CHUNK, CheckReport, LocalExecutor, TierSolver, verify
 
 
@@ -844,12 +844,17 @@ def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, e
 
 # -- what the command runs --------------------------------------------------------------------------
 
+Executor = LocalExecutor | DaskExecutor  # where the tier solver's chunks run
+TierProgress = Callable[[int, str, int, int | None], None]  # (tier, phase, done, total)
+
+
 @contextlib.contextmanager
-def executor_for(jobs: int = 1, cluster: str | None = None) -> Iterator[Any]:
+def executor_for(jobs: int = 1, cluster: str | None = None) -> Iterator[Executor]:
     """Where the tier solver's chunks run, as a context manager: ``jobs`` threads of this
     process, or a Dask cluster (``local:N`` or a scheduler address, :func:`solver.cluster.cluster_for`;
     raises :class:`solver.cluster.ClusterError` when it cannot start). Closed on exit."""
-    context = cluster_for(cluster) if cluster else contextlib.nullcontext(LocalExecutor(jobs))
+    context: contextlib.AbstractContextManager[Executor] = (
+        cluster_for(cluster) if cluster else contextlib.nullcontext(LocalExecutor(jobs)))
     with context as executor:
         try:
             yield executor
@@ -857,8 +862,8 @@ def executor_for(jobs: int = 1, cluster: str | None = None) -> Iterator[Any]:
             executor.close()
 
 
-def check_tables(board: Board, directory: str | Path, executor: Any = None,
-                 progress: Callable[..., None] | None = None, tiers: list[int] | None = None) -> CheckReport:
+def check_tables(board: Board, directory: str | Path, executor: Executor | None = None,
+                 progress: TierProgress | None = None, tiers: list[int] | None = None) -> CheckReport:
     """Check the stored tiers of ``board`` in ``directory`` (all, or ``tiers``) against the moves
     (:func:`solver.tiersolver.verify`). Raises :class:`TableError` when a tier to check, or a
     child tier it needs, is missing or damaged."""

@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from .formats import quote
 
@@ -46,7 +47,12 @@ LOGGER = logging.getLogger(__name__)
 MAX_LINE_BYTES = 64 << 10
 MAX_ANSWER_BYTES = 1 << 20
 QUEUE_LINES = 256
-_TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES
+class _TooLong:
+    """The reader's marker for a line over MAX_LINE_BYTES."""
+
+
+_TOO_LONG = _TooLong()
+_Line = str | _TooLong | None  # what the reader queues: a line, the marker, None at the end
 # The first words of the lines an engine may send (UAI, as UCI); others are logged.
 PROTOCOL_WORDS = frozenset({"id", "uaiok", "readyok", "bestmove", "copyprotection", "registration", "info", "option"})
 MAX_WARNINGS = 20  # unexpected lines logged per engine; the rest are counted in one last warning
@@ -153,8 +159,8 @@ class UAIEngine:
         self.go = go
         self.timeout = timeout
         self.startup_timeout = startup_timeout
-        self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue = queue.Queue(QUEUE_LINES)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[_Line] = queue.Queue(QUEUE_LINES)
         self.stop = threading.Event()
         self.name = command
         self.restarts = 0
@@ -178,9 +184,9 @@ class UAIEngine:
                 self.name = line[len("id name "):].strip() or self.command
 
     @staticmethod
-    def _reader(stream, lines: queue.Queue, stop: threading.Event) -> None:
+    def _reader(stream: IO[bytes], lines: queue.Queue[_Line], stop: threading.Event) -> None:
         """The engine's output into ``lines``, a line at a time (None at the end of the output)."""
-        def put(item) -> bool:
+        def put(item: _Line) -> bool:
             while not stop.is_set():
                 try:
                     lines.put(item, timeout=0.1)
@@ -246,7 +252,7 @@ class UAIEngine:
                 code = self.proc.wait() if self.proc else None
                 self._kill()
                 raise EngineTerminatedError(f"the engine crashed during {what} (exit status {code}; restarted)", code)
-            if line is _TOO_LONG:
+            if isinstance(line, _TooLong):
                 self._kill()
                 raise EngineProtocolError(f"a line of more than {MAX_LINE_BYTES >> 10} KiB in answer to {what} "
                                           "(restarted)")
@@ -270,7 +276,7 @@ class UAIEngine:
         if self.warnings == MAX_WARNINGS:
             LOGGER.warning("%s: further unexpected output is not logged", self.name)
 
-    def _end(self, proc: subprocess.Popen) -> None:
+    def _end(self, proc: subprocess.Popen[bytes]) -> None:
         """Kill the engine's process group and every process below it (its forked children,
         those that left the group too), and reap it."""
         self.stop.set()

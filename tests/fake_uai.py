@@ -2,15 +2,15 @@
 
     python fake_uai.py MODE
 
-MODE decides what it answers to `go`: good (the solver's best move), bad (the worst
-move), illegal (a move onto an occupied square), garbage (a line that is not a move),
-hang (nothing, ever), crash (exits at once), noisy (a line that is not UAI, then the good move), badutf8 (a bestmove line with bytes that
-are not UTF-8), endless (bytes without a newline, until it is killed), chatty (info
-lines without end), huge (a 5 MB bestmove token), deaf (answers good once, then stops reading its input
-but goes on saying readyok), fork (forks a child that sleeps and
-writes its pid to FILE, then answers good), daemon (the same, but the child detaches
-as a daemon does: a new session, a second fork, the middle process exits), or a comma-separated cycle of these, one
-per question. With a second argument FILE, the engine hangs or crashes only
+MODE decides what it answers to `go`: good (the solver's best move), bad (the worst move),
+illegal (a move onto an occupied square), garbage (a line that is not a move), hang (nothing,
+ever), crash (exits at once), noisy (a line that is not UAI, then the good move), badutf8 (a
+bestmove line with bytes that are not UTF-8), endless (bytes without a newline, until it is
+killed), chatty (info lines without end), huge (a 5 MB bestmove token), deaf (answers good
+once, then stops reading its input but goes on saying readyok), fork (forks a child that sleeps
+and writes its pid to FILE, then answers good), daemon (the same, but the child detaches as a
+daemon does: a new session, a second fork, the middle process exits), or a comma-separated
+cycle of these, one per question. With a second argument FILE, the engine hangs or crashes only
 the first time (when FILE does not exist yet; it creates it), then answers good moves:
 so the tests can see a restarted engine answer.
 """

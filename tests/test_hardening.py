@@ -743,7 +743,8 @@ NO_LIMIT = ("ataxx-solve: <stdin>:1: the search has no limit (--timeout SECONDS 
 
 def test_a_search_with_no_limit_says_so_at_the_start(monkeypatch, capsys):
     """Item 11: a 7 x 7 board in a pipe with no --timeout used to run silently for minutes."""
-    for argv, note in ((["--json"], True), (["--json", "--timeout", "60"], False), (["--max-states", "10000000"], False)):
+    for argv, note in ((["--json"], True), (["--json", "--timeout", "60"], False),
+                       (["--max-states", "10000000"], False)):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{EASY_7X7}\n\n{EASY_7X7}\n".encode())))
         assert main(argv) == 0
         err = capsys.readouterr().err

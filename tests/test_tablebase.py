@@ -200,7 +200,8 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     assert tb.probe(p.replace(turn=O)) == (9, 13)  # the mover's value: O to move wins by 9 too
     q = Position.start(3, 4, CLASSIC)
     assert tb.get(q) is None and tb.get(q, "none") == "none"
-    with pytest.raises(MissingTableError, match=f"^no table for the 3x4 board in {re.escape(str(d))} \\(it has: 3x3\\)$"):
+    missing = f"^no table for the 3x4 board in {re.escape(str(d))} \\(it has: 3x3\\)$"
+    with pytest.raises(MissingTableError, match=missing):
         tb.probe(q)
     assert TableOracle(tb, p.board).lookup_many([p, p.replace(turn=O)]) == [(9, 13), (9, 13)]
     monkeypatch.setattr("sys.stdin", __import__("io").TextIOWrapper(__import__("io").BytesIO(b"x2/3/2o x 0 1\n")))
