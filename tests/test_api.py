@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # -- the README's API section and the docstrings run ------------------------------------------------
 
+@pytest.mark.slow
 def test_the_readme_examples_run():
     result = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -39,6 +40,7 @@ def test_docstring_examples_run(module):
     assert result.attempted > 0 and result.failed == 0, result
 
 
+@pytest.mark.slow
 def test_the_package_type_checks():
     """mypy over the package, as configured in pyproject.toml (the core strictly, the compiled
     kernels loosely): CI runs it as part of the suite."""
@@ -47,6 +49,7 @@ def test_the_package_type_checks():
     assert "Success" in proc.stdout
 
 
+@pytest.mark.slow
 def test_the_built_package_is_typed_ships_the_endgame_suite_and_the_command(tmp_path):
     """The wheel that pip builds from this tree (a copy of it, so that the build leaves nothing
     here): the package's modules, py.typed, the endgame suite, the ataxx-solve entry point."""
@@ -104,6 +107,7 @@ def test_a_position_or_an_entry_is_solved_for_its_side_to_move():
     assert Solver().solve(entry).side(O).evaluation.value == 3
 
 
+@pytest.mark.slow
 def test_the_library_does_not_print_and_reports_progress_to_a_callback(capsys):
     events = []
     fen = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"
@@ -118,6 +122,7 @@ def test_the_library_does_not_print_and_reports_progress_to_a_callback(capsys):
 
 # -- the oracle contract ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_every_engine_implements_the_contract(tmp_path):
     p = Position.start(2, 3)
     build(p.board, tmp_path)
@@ -133,6 +138,7 @@ def test_every_engine_implements_the_contract(tmp_path):
         Oracle()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
 def test_the_optional_methods_agree_with_the_defaults(rules):
     """GamesmanOne's self-test: each engine's fast paths give what the contract's defaults give."""
@@ -154,6 +160,7 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
             assert fast.line == an.principal_variation(q).moves and infos
 
 
+@pytest.mark.slow
 def test_the_retro_engine_reports_its_phases_when_it_takes_long_enough():
     events = []
     p = Position.start(3, 5)  # a few seconds: both phases outlast the 50 ms between reports

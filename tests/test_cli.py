@@ -110,6 +110,7 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     assert err.count("\n") == 1 and err.endswith("(see ataxx-solve --help)\n")  # one line, no usage block
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs_in_a_real_process():
     proc = subprocess.run([sys.executable, "-m", "solver", "positions/chen2002.txt", "--json", "--solver", "reference"],
                           capture_output=True, text=True, timeout=300)
@@ -159,6 +160,7 @@ def test_long_summary_fits_one_line(monkeypatch, capsys):
     assert len(whole) > 100 and "..." not in whole
 
 
+@pytest.mark.slow
 def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, capsys):
     fen = "1xxxxx1/xxxxxxx/xxxxxxx/oooxxoo/oooxxoo/oooxxoo/ooxoxoo x 0 36\n"
     status = run(["--solver", "search", "--max-states", "200000", "--moves"], fen, monkeypatch)

@@ -70,6 +70,7 @@ def kill_all(pids) -> None:
 
 # -- 1. resume ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_reuses_a_record_only_when_everything_that_determines_it_matches(tmp_path, capsys):
     f = tmp_path / "r.txt"
     f.write_text(TWO)
@@ -172,6 +173,7 @@ def _spawn_workers(proc, want: int, timeout: float = 60) -> set[int]:
     raise AssertionError("the workers did not start")
 
 
+@pytest.mark.slow
 def test_worker_processes_die_with_a_killed_batch(tmp_path):
     suite = tmp_path / "slow.txt"
     suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
@@ -321,6 +323,7 @@ def test_a_read_only_cache_is_refused_in_one_line():
                                   "--cache, or --no-cache")
 
 
+@pytest.mark.slow
 def test_a_cache_that_fills_up_is_dropped_and_the_batch_goes_on(tmp_path):
     f = tmp_path / "p.txt"
     f.write_text(TWO)
@@ -340,6 +343,7 @@ def test_a_cache_that_fills_up_is_dropped_and_the_batch_goes_on(tmp_path):
     assert [r["ok"] for r in _lines(out.getvalue())] == [True, True]
 
 
+@pytest.mark.slow
 def test_damaged_pages_and_bad_rows_mid_run(tmp_path, capsys):
     f = tmp_path / "p.txt"
     f.write_text(TWO)
@@ -379,6 +383,7 @@ def test_out_a_directory_or_in_a_missing_one(tmp_path, capsys):
                                                  "does not exist")
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_the_batch_keeps_what_it_solved(tmp_path):
     f = tmp_path / "p.txt"
     f.write_text(TWO)
@@ -397,6 +402,7 @@ def test_a_full_disk_is_one_line_and_the_batch_keeps_what_it_solved(tmp_path):
 
 # -- 8. creating a cache does not race --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_two_processes_create_the_same_new_cache(tmp_path):
     code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from solver.cache import Cache; "
             "start = float(sys.argv[3]); time.sleep(max(0, start - time.time())); Cache(sys.argv[2]).close()")
@@ -429,6 +435,7 @@ def suite(tmp_path):
     ("chatty", "more than 1 MiB of output in answer to go (restarted)"),
     ("huge", "a line of more than 64 KiB in answer to go (restarted)"),
 ])
+@pytest.mark.slow
 def test_engine_output_is_bounded_and_any_bytes_are_survived(suite, capsys, mode, problem):
     start = time.perf_counter()
     status = main(["verify", str(suite), "--engine", f"{FAKE} {mode}", "--json", "--move-timeout", "20"])
@@ -490,6 +497,7 @@ def _interruptible(argv) -> subprocess.Popen:
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_perft_within_a_second():
     from solver.perft import perft
     from solver.formats import parse_fen
@@ -505,6 +513,7 @@ def test_ctrl_c_stops_perft_within_a_second():
         proc.kill()
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_batch_with_two_jobs_prints_one_line(tmp_path):
     suite = tmp_path / "slow.txt"
     suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
@@ -561,6 +570,7 @@ def test_batch_of_a_directory_says_so(tmp_path, capsys):
 
 # -- issue 18 ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_an_engine_that_stops_reading_is_a_hang_not_a_hang_of_verify(suite):
     """Item 1: writes to an engine are bounded in time as reads are. The engine answers once, then
     reads nothing more but keeps saying readyok; the long go line (as 1,550 positions would) fills
@@ -580,6 +590,7 @@ def test_an_engine_that_stops_reading_is_a_hang_not_a_hang_of_verify(suite):
 HARD = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 6 empty squares: minutes
 
 
+@pytest.mark.slow
 def test_sigterm_ends_a_solve_with_its_report():
     """Item 4: SIGTERM is handled as Ctrl-C is: the search stops, what it proved is printed; the
     status is 143 (128 + SIGTERM), where it used to be killed with no report."""
@@ -600,6 +611,7 @@ def test_sigterm_ends_a_solve_with_its_report():
     assert err.endswith("ataxx-solve: interrupted\n") and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_sigterm_ends_a_batch_with_two_jobs_in_one_line(tmp_path):
     """Item 4: and a batch prints its one line, not the resource tracker's warning about leaked
     semaphores, and its workers end with it."""
@@ -724,6 +736,7 @@ print(json.dumps(sorted(k for k, n in signatures().items() if n > before.get(k, 
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["retro", "search"])
 def test_no_kernel_is_compiled_on_the_clock(algorithm):
     """Item 10: the first run of positions/chen2002.txt reported 12.62 s for the 4 x 3 board (0.09 s

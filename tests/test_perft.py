@@ -65,6 +65,7 @@ def test_perft_bad_input(capsys):
 
 
 @pytest.mark.parametrize("rules", ["classic", "uai", "cs61b", "jump3"])
+@pytest.mark.slow
 def test_perft_on_any_board_shape(rules):
     """The shifts behind perft on boards of one row, one column, 64 squares, with blocks."""
     from helpers import random_positions

@@ -60,6 +60,7 @@ def test_index_numbers_each_position_up_to_symmetry(board):
     assert used == len(seen)  # every canonical number is some position
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", SMALL, ids=repr)
 def test_tables_match_the_reference_on_every_position(board):
     store = solved(board)
@@ -90,6 +91,7 @@ def test_tables_match_retro_on_3x4_from_the_start_with_either_side():
     assert k1.shape[0] > 20_000  # both sides share positions (colour inversion)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", [Board(3, 3), Board(3, 3, 1 << 4), Board(2, 4), Board(3, 4)], ids=repr)
 def test_unmoves_agree_with_moves_and_solve_alike(board):
     ix = dense_index(board)
@@ -159,6 +161,7 @@ def test_build_resume_files_and_refusals(tmp_path, capsys):
     assert err.count("\n") == 1 and "a table of the 2x3 board, not 2x4" in err
 
 
+@pytest.mark.slow
 def test_solve_batch_and_verify_answer_from_tables(tmp_path, capsys, monkeypatch):
     d = tmp_path / "tb"
     assert main(["tables", "build", "3x3", "--dir", str(d), "--jobs", "2"]) == 0
@@ -251,6 +254,7 @@ def test_a_transposed_board_is_answered_by_the_tables_of_its_transpose(tmp_path)
     assert tb.probe_many(positions) == [ref.lookup(p) for p in positions]
 
 
+@pytest.mark.slow
 def test_distributed_build_equals_the_single_process_build():
     from solver.cluster import LocalDaskCluster
 
@@ -265,6 +269,7 @@ def test_distributed_build_equals_the_single_process_build():
                 assert np.array_equal(store.load(e), single[b].load(e)), (b, e)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signal_name,status", [("SIGINT", 130), ("SIGTERM", 143)])
 def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path, signal_name, status):
     """Ctrl-C, or SIGTERM (handled the same way, issue 18 item 4), stops the build at its next step."""

@@ -92,6 +92,7 @@ def test_illegal_game_record_is_an_input_error(tmp_path, capsys):
     ("garbage", [None, None, None], "unparsable answer"),
     ("crash", [None, None, None], "crashed"),
 ])
+@pytest.mark.slow
 def test_fake_uai_engine(suite, capsys, mode, verdicts, problem):
     status = main(["verify", str(suite), "--engine", f"{FAKE} {mode}", "--json", "--move-timeout", "20"])
     assert status == (1 if problem else 0)  # a problem with a player's answer is a failure; a blunder is not
@@ -104,6 +105,7 @@ def test_fake_uai_engine(suite, capsys, mode, verdicts, problem):
         assert all(c["problem"] is None for c in checks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode,problem", [("hang", "no answer to go within 2 s"), ("crash", "crashed")])
 def test_engine_is_restarted_after_a_hang_or_crash(suite, tmp_path, capsys, mode, problem):
     once = tmp_path / "once"
@@ -120,6 +122,7 @@ def test_missing_engine_is_reported(suite, capsys):
     assert all("cannot start" in c["problem"] for c in checks)
 
 
+@pytest.mark.slow
 def test_builtin_players_on_the_smallest_endgames(tmp_path, capsys):
     from solver.formats import read_file, write_fen
 
@@ -190,6 +193,7 @@ def test_verdicts_from_intervals():
     assert verdict(q, iv(-5, -3), iv(-2, -1)) == "inaccuracy"
 
 
+@pytest.mark.slow
 def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_path):
     """A hard 7 x 7 endgame with a short budget: the move is unsettled, both intervals are shown;
     Ctrl-C in the middle of a run still prints the summary and writes the HTML report."""
