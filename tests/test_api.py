@@ -304,3 +304,22 @@ def test_tables_usage_errors_are_one_line(capsys):
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and "--dir" in err
     assert err.endswith("(see ataxx-solve tables build --help)\n")
+
+
+def test_the_quick_suite_leaves_out_the_slow_tests_and_ci_runs_them_all(request):
+    """Issue 18 item 12: a registered slow marker on the tests of seconds or more, the quick command
+    in the README beside the full one, and CI on the full suite."""
+    import ast
+
+    assert any(m.startswith("slow:") for m in request.config.getini("markers"))
+    slow = 0
+    for path in (ROOT / "tests").glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            marks = [ast.unparse(d) for d in getattr(node, "decorator_list", [])]
+            slow += isinstance(node, ast.FunctionDef) and "pytest.mark.slow" in marks
+    assert slow >= 50
+    readme = (ROOT / "README.md").read_text()
+    assert readme.splitlines()[3] == "    python3 -m pip install '.[test]' && python3 -m pytest"  # the full suite
+    assert '`python3 -m pytest -m "not slow"`' in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().endswith("python3 -m pytest") and "not slow" not in ci
