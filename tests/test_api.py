@@ -323,3 +323,65 @@ def test_the_quick_suite_leaves_out_the_slow_tests_and_ci_runs_them_all(request)
     assert '`python3 -m pytest -m "not slow"`' in readme
     ci = (ROOT / ".ci" / "run").read_text()
     assert ci.rstrip().endswith("python3 -m pytest") and "not slow" not in ci
+
+
+def _imports(path: Path, package: str) -> list[tuple[str, bool]]:
+    """(solver module imported, whether the import is inside a function) for one module."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for n in ast.walk(f)}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] + (node.module or "").split(".")
+            names = [".".join(filter(None, base + [a.name])) for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out += [(name, id(node) in inside) for name in names]
+    return out
+
+
+def test_the_layout_the_readme_gives_holds():
+    """README's Layout: every module is named there; no import cycle among the package's modules,
+    none deferred into a function; numba only in solver/engine/ (issue 18)."""
+    import re
+
+    layout = (ROOT / "README.md").read_text().split("## Layout")[1]
+    paths = sorted((ROOT / "solver").rglob("*.py"))
+    modules = {}
+    for path in paths:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+        if parts[-1] not in ("__init__", "__main__"):
+            assert f"`{parts[-1]}.py`" in layout, f"{path.name} is not in the README's layout"
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for target, deferred in _imports(path, package):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                assert not deferred, f"{name} imports {target} inside a function"
+                graph[name].add(target)
+        text = path.read_text()
+        if re.search(r"^\s*(import numba|from numba)", text, re.M):
+            assert name.startswith("solver.engine."), f"{name} imports numba"
+
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:  # depth first: a module met again on the path is a cycle
+        state[m] = 1
+        for t in graph[m]:
+            assert state.get(t) != 1, f"import cycle: {' -> '.join(path + [m, t])}"
+            if t not in state:
+                visit(t, path + [m])
+        state[m] = 2
+
+    for m in modules:
+        if m not in state:
+            visit(m, [])
