@@ -545,7 +545,15 @@ def _solve_all(todo: list[Job], jobs: int, live_view: Callable[[LiveArray], None
     live = ctx.Array("d", n * LIVE_FIELDS, lock=False)
     if live_view is not None:
         live_view(live)
-    pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0), _log_setup()))
+    # The workers start with Ctrl-C ignored (an ignored signal stays ignored across exec), so that one
+    # still importing when Ctrl-C comes, before its initializer ran, prints no traceback.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0), _log_setup()))
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
     try:
         yield from pool.imap(_worker, todo, chunksize=1)
         pool.close()

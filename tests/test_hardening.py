@@ -514,7 +514,11 @@ def test_ctrl_c_stops_perft_within_a_second():
 
 
 @pytest.mark.slow
-def test_ctrl_c_in_a_batch_with_two_jobs_prints_one_line(tmp_path):
+@pytest.mark.parametrize("signal_name,status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_ctrl_c_or_sigterm_in_a_batch_with_two_jobs_prints_one_line(tmp_path, signal_name, status):
+    """Ctrl-C (sent to the process group, as a terminal does), or SIGTERM to the batch alone (issue
+    18 item 4: it printed the resource tracker's warning about leaked semaphores): one line, and
+    the workers end with the batch."""
     suite = tmp_path / "slow.txt"
     suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
     proc = _interruptible(["batch", str(suite), "--jobs", "2", "--no-cache", "--solver", "reference"])
@@ -525,8 +529,15 @@ def test_ctrl_c_in_a_batch_with_two_jobs_prints_one_line(tmp_path):
         time.sleep(1.0)
 
     try:
-        took = _interrupt(proc, ready)
-        assert proc.returncode == 130 and took < 5
+        if signal_name == "SIGINT":
+            took = _interrupt(proc, ready)
+        else:
+            ready()
+            start = time.perf_counter()
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+            took = time.perf_counter() - start
+        assert proc.returncode == status and took < 5
         assert proc.stderr.read() == ("ataxx-solve batch: interrupted; what was solved is kept: run the same "
                                       "command again to resume\n")
         end = time.time() + 5
@@ -609,34 +620,6 @@ def test_sigterm_ends_a_solve_with_its_report():
     side = json.loads(out)["sides"]["x"]
     assert side["stopped"] == "interrupt" and side["lower"] <= side["upper"] and side["best_move"]
     assert err.endswith("ataxx-solve: interrupted\n") and "Traceback" not in err
-
-
-@pytest.mark.slow
-def test_sigterm_ends_a_batch_with_two_jobs_in_one_line(tmp_path):
-    """Item 4: and a batch prints its one line, not the resource tracker's warning about leaked
-    semaphores, and its workers end with it."""
-    suite = tmp_path / "slow.txt"
-    suite.write_text(f"name: one\n{SLOW}\nname: two\n{SLOW}")
-    proc = subprocess.Popen([sys.executable, "-m", "solver", "batch", str(suite), "--jobs", "2", "--no-cache",
-                             "--solver", "reference"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=ENV, cwd=ROOT)
-    kids = set()
-    try:
-        kids = _spawn_workers(proc, 2)
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
-        err = proc.stderr.read()
-        assert proc.returncode == 143
-        assert err == ("ataxx-solve batch: interrupted; what was solved is kept: run the same command again to "
-                       "resume\n")
-        end = time.time() + 5
-        while time.time() < end and any(alive(k) for k in kids):
-            time.sleep(0.05)
-        assert not [k for k in kids if alive(k)]
-    finally:
-        proc.kill()
-        kill_all(kids)
 
 
 def test_a_batch_with_failures_and_a_batch_that_cannot_start_exit_differently(tmp_path, capsys):
