@@ -280,7 +280,7 @@ class UAIEngine:
         """Kill the engine's process group and every process below it (its forked children,
         those that left the group too), and reap it."""
         self.stop.set()
-        below = descendants(proc.pid)
+        below = descendants(proc.pid) if proc.returncode is None else set()  # (a reaped pid may be another's now)
         killpg = getattr(os, "killpg", None)
         try:
             if killpg is not None:
