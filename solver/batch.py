@@ -33,9 +33,11 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Callable
+from typing import Any, TextIO, TypeVar
 
 from .analysis import Evaluation, Interval, proved_outcome_class
 from .cache import Cache, CacheError, board_row, side_row
@@ -44,10 +46,16 @@ from .formats import Entry, PositionFormatError, read_file, write_fen
 from .limits import Limits
 from .oracle import Progress
 from .report import BoardResult, Report, SideResult, side_json
-from .rules import CLASSIC, X, Rules, side_name
+from .rules import CLASSIC, Rules, Side, X, side_name
 from .solving import Solver, check_expect
 from .tablebase import MissingTableError, Tablebase
 
+
+Record = dict[str, Any]  # one JSON line of the results
+Job = tuple[int, Entry, "Options", dict[Side, SideResult]]  # (index in the input, entry, options, what is known)
+Solved = tuple[int, Record, list[tuple[Any, ...]]]  # (index in the input, record, cache rows)
+LiveArray = MutableSequence[float]  # the live search status (a list, or a shared array of doubles)
+T = TypeVar("T")
 
 # Part of every fingerprint: a new layout of the records makes the old ones stale.
 RECORD_FORMAT = 3
@@ -261,7 +269,7 @@ def error_record(err: PositionFormatError) -> dict:
 # Live search status of the positions being solved: per worker (nodes, seconds, lower, upper, busy),
 # in shared memory so that the parent can show it; set by the pool's initializer in each worker.
 LIVE_FIELDS = 5
-_live = None
+_live: LiveArray | None = None
 _slot = 0
 
 
@@ -271,7 +279,7 @@ def _search_status(ev: Progress) -> None:
         _live[base:base + 4] = [float(ev.done), ev.seconds, float(ev.lower or 0), float(ev.upper or 0)]
 
 
-def _worker(args):
+def _worker(args: Job) -> Solved:
     index, entry, options, known = args
     if _live is not None:
         _live[_slot * LIVE_FIELDS + 4] = 1.0
@@ -285,7 +293,7 @@ def _worker(args):
     return index, rec, rows
 
 
-def live_status(live) -> tuple[int, int, float]:
+def live_status(live: Sequence[float]) -> tuple[int, int, float]:
     """(positions being searched, their nodes so far, nodes per second) from a live array."""
     busy = nodes = 0
     rate = 0.0
@@ -304,7 +312,8 @@ def _log_setup() -> tuple[int, list[str]]:
     return logger.level, [h.formatter._fmt or "%(message)s" for h in logger.handlers if h.formatter is not None]
 
 
-def _init_worker(parent: int, live=None, next_slot=None, log_setup: tuple[int, list[str]] | None = None) -> None:
+def _init_worker(parent: int, live: LiveArray | None = None, next_slot: Synchronized[int] | None = None,
+                 log_setup: tuple[int, list[str]] | None = None) -> None:
     """In each worker process: leave Ctrl-C to the parent (which stops the pool, so no worker
     prints a traceback of its own), log as the parent does, and die with the parent even when
     it is killed with SIGKILL: on Linux the kernel sends SIGKILL when the parent dies
@@ -319,7 +328,7 @@ def _init_worker(parent: int, live=None, next_slot=None, log_setup: tuple[int, l
             logger.addHandler(handler)
         logger.setLevel(level)
     global _live, _slot
-    if live is not None:
+    if live is not None and next_slot is not None:
         with next_slot.get_lock():
             _slot = next_slot.value
             next_slot.value += 1
@@ -378,7 +387,7 @@ def read_done(path: Path) -> dict:
 class Output:
     """JSON lines to a file (append-only, a whole line per write) or to a stream."""
 
-    def __init__(self, path: Path | None, stream=None):
+    def __init__(self, path: Path | None, stream: TextIO | None = None):
         self.path = path
         self.stream = stream
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) if path else None
@@ -391,6 +400,7 @@ class Output:
             except OSError as exc:
                 raise OSError(exc.errno, exc.strerror, str(self.path)) from None
         else:
+            assert self.stream is not None  # a path or a stream
             self.stream.write(line)
             self.stream.flush()
 
@@ -400,9 +410,10 @@ class Output:
             self.fd = None
 
 
-def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None, stream=None,
-              cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None, progress=None,
-              live_view=None) -> Summary:
+def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None,
+              stream: TextIO | None = None, cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None,
+              progress: Callable[[Summary], None] | None = None,
+              live_view: Callable[[LiveArray], None] | None = None) -> Summary:
     """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
@@ -414,7 +425,9 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
 
 
-def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, start, live_view=None) -> Summary:
+def _run(files: list[str], options: Options, jobs: int, out_path: str | None, stream: TextIO | None,
+         cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[Summary], None] | None, start: float,
+         live_view: Callable[[LiveArray], None] | None = None) -> Summary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
@@ -426,10 +439,10 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}
     out = Output(path, stream)
-    records: list = [None] * len(items)
-    todo: list[tuple] = []
+    records: list[Record | None] = [None] * len(items)
+    todo: list[Job] = []
 
-    def from_cache(call):
+    def from_cache(call: Callable[[Cache], T]) -> T | None:
         """``call(cache)``; a cache that fails is dropped (the summary says why), and gives None."""
         nonlocal cache
         if cache is None:
@@ -441,7 +454,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
             cache = None
             return None
 
-    def record(i: int, rec: dict, write: bool = True) -> None:
+    def record(i: int, rec: Record, write: bool = True) -> None:
         records[i] = rec
         if rec.get("ok"):
             summary.solved += 1
@@ -457,7 +470,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     # In input order: what is already in the output, what the cache knows, then the rest
     # (a pipe gets the first two at once and the solved ones as they come, in order).
     try:
-        pending: dict = {}
+        pending: dict[int, Record | None] = {}  # None: already in the output file
         next_to_write = 0
         for i, item in enumerate(items):
             if isinstance(item, PositionFormatError):
@@ -476,7 +489,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
             else:
                 todo.append((i, item, options, known))
 
-        def flush():
+        def flush() -> None:
             nonlocal next_to_write
             while next_to_write in pending:
                 rec = pending.pop(next_to_write)
@@ -513,7 +526,7 @@ def _run(files, options, jobs, out_path, stream, cache, fmt, rules, progress, st
     return summary
 
 
-def _solve_all(todo: list, jobs: int, live_view=None):
+def _solve_all(todo: list[Job], jobs: int, live_view: Callable[[LiveArray], None] | None = None) -> Iterator[Solved]:
     """Results of the jobs as (index, record, cache rows), in the order of ``todo``.
     ``live_view(array)`` receives the shared array of the workers' live search status."""
     global _live, _slot
@@ -532,7 +545,15 @@ def _solve_all(todo: list, jobs: int, live_view=None):
     live = ctx.Array("d", n * LIVE_FIELDS, lock=False)
     if live_view is not None:
         live_view(live)
-    pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0), _log_setup()))
+    # The workers start with Ctrl-C ignored (an ignored signal stays ignored across exec), so that one
+    # still importing when Ctrl-C comes, before its initializer ran, prints no traceback.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        pool = ctx.Pool(n, initializer=_init_worker, initargs=(os.getpid(), live, ctx.Value("i", 0), _log_setup()))
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
     try:
         yield from pool.imap(_worker, todo, chunksize=1)
         pool.close()

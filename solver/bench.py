@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -56,7 +57,8 @@ from .perft import perft
 from .rules import CLASSIC, UAI, O, Position, X, parse_rules
 from .search import SearchOracle
 from .solving import Solver
-from .tablebase import AtaxxGame, Tablebase, build
+from .tablebase import AtaxxGame, Tablebase, build, executor_for
+from .tiersolver import MemoryStore, TierSolver
 
 # The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).
 ENDGAME_FILE = Path(__file__).resolve().parent / "data" / "endgames-7x7.txt"
@@ -100,7 +102,7 @@ def is_case(name: str) -> bool:
     return m is not None and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
 
 
-def case_names(empties=ENDGAME_EMPTIES) -> list[str]:
+def case_names(empties: Sequence[int] = ENDGAME_EMPTIES) -> list[str]:
     """The default cases (``OPT_IN`` cases run only when named)."""
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7", "tables-4x4", "tables-probe",
              "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
@@ -111,8 +113,6 @@ def _peak_bytes() -> int:
 
 
 def _warm_up() -> None:
-    from .tiersolver import MemoryStore, TierSolver
-
     p = Position.start(2, 3)
     retro = Solver(algorithm="retro")
     retro.oracle(p).prepare([p])
@@ -195,7 +195,7 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
     outcome = [b.outcome_seconds for b in rows if b.outcome_seconds is not None]
     exact = [b.seconds for b in rows if b.exact]
 
-    def med(xs):
+    def med(xs: list[float]) -> str:
         return f"median {statistics.median(xs):.2f} s" if xs else "-"
 
     note = (f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); "
@@ -212,12 +212,11 @@ def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Ro
 
 
 def _tables_build(rows: int, cols: int) -> Row:
-    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
-
     with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
-        t = time.perf_counter()
-        report = build(Board(rows, cols), d, executor=LocalExecutor(os.cpu_count() or 1))
-        seconds = time.perf_counter() - t
+        with executor_for(os.cpu_count() or 1) as executor:
+            t = time.perf_counter()
+            report = build(Board(rows, cols), d, executor=executor)
+            seconds = time.perf_counter() - t
     return Row(f"{rows}x{cols} tablebase, full build", "tables", report.positions, seconds, _peak_bytes(),
                f"{report.entries:,} entries, {report.bytes_on_disk / (1 << 20):,.1f} MiB on disk")
 
@@ -234,12 +233,11 @@ def _random_4x4(count: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tables_probe() -> Row:
-    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
-
     count = 1_000_000
     mine, theirs = _random_4x4(count)
     with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
-        build(Board(4, 4), d, executor=LocalExecutor(os.cpu_count() or 1))
+        with executor_for(os.cpu_count() or 1) as executor:
+            build(Board(4, 4), d, executor=executor)
         tb = Tablebase(d)
         tb.probe_codes(Board(4, 4), mine[:10], theirs[:10])  # open the files (checksums) first
         t = time.perf_counter()
@@ -250,12 +248,11 @@ def _tables_probe() -> Row:
 
 
 def _tables_batch() -> Row:
-    from .tiersolver import LocalExecutor  # start-up: compiled code, as in _warm_up
-
     count = 100_000
     mine, theirs = _random_4x4(count, seed=2)
     with tempfile.TemporaryDirectory(prefix="ataxx-tables-") as d:
-        build(Board(4, 4), d, executor=LocalExecutor(os.cpu_count() or 1))
+        with executor_for(os.cpu_count() or 1) as executor:
+            build(Board(4, 4), d, executor=executor)
         lines = [write_fen(Position(Board(4, 4), int(m), int(t), X if k % 2 else O, 0, CLASSIC))
                  for k, (m, t) in enumerate(zip(mine, theirs))]
         src = Path(d) / "positions.txt"

@@ -10,9 +10,11 @@ moves as integer codes (:func:`move_code`, :func:`code_move`). No numba here.
 from __future__ import annotations
 
 import mmap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .board import Board
 from .rules import COUNTER_HALFMOVE, COUNTER_JUMPS, COUNTER_PLIES, PASS, Move, Position, Rules, X
@@ -65,7 +67,7 @@ def build_tables(board: Board, rules: Rules, symmetry: bool = True) -> Tables:
             symperm[s, sq] = perm[sq]
             syminv[s, perm[sq]] = sq
     nbytes = (n + 7) // 8
-    symbytes = _byte_images(perms, n, nbytes, lambda perm, bit: perm[bit] if bit < n else None)
+    symbytes = _byte_images(perms, n, nbytes, lambda perm, bit: perm[bit])  # (only bits below n are asked)
     if 2 * n <= 64:  # both sides in one word: theirs in the low n bits, mine above
         npack = (2 * n + 7) // 8
         packbytes = _byte_images(perms, 2 * n, npack,
@@ -80,7 +82,8 @@ def build_tables(board: Board, rules: Rules, symmetry: bool = True) -> Tables:
                   (symbytes, packbytes, meta), rule_arr)
 
 
-def _byte_images(perms, nbits: int, nchunks: int, image) -> np.ndarray:
+def _byte_images(perms: Sequence[Sequence[int]], nbits: int, nchunks: int,
+                 image: Callable[[Sequence[int], int], int]) -> np.ndarray:
     """out[s * nchunks + b, v]: the bits that byte b with value v maps to under symmetry s."""
     out = np.zeros((len(perms) * nchunks, 256), dtype=np.uint64)
     for s, perm in enumerate(perms):
@@ -100,7 +103,7 @@ def mover_bits(position: Position) -> tuple[int, int]:
     return (position.x, position.o) if position.turn == X else (position.o, position.x)
 
 
-def large_zeros(shape, dtype) -> np.ndarray:
+def large_zeros(shape: int | tuple[int, ...], dtype: npt.DTypeLike) -> np.ndarray:
     """A zeroed array for a large table that is probed at random (the transposition table):
     on Linux it asks for transparent huge pages, which saves most of the TLB misses;
     elsewhere, or for small tables, it is an ordinary array."""

@@ -25,6 +25,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,13 @@ def canonical(p: Position) -> tuple[str, list[tuple[int, ...]]]:
     return f"{board.rows}x{board.cols}:{board.blocks}:{''.join(map(str, cells))}:{p.counter}", perms
 
 
-def _map(move: Move, perm) -> Move:
+def _map(move: Move, perm: Sequence[int]) -> Move:
     if move.is_pass:
         return move
     return Move(-1 if move.frm < 0 else perm[move.frm], perm[move.to])
 
 
-def _inverse(perm) -> tuple[int, ...]:
+def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
     inv = [0] * len(perm)
     for a, b in enumerate(perm):
         inv[b] = a
@@ -173,7 +174,7 @@ class Cache:
 
     # -- reading and writing ------------------------------------------------------------------
 
-    def _fetch(self, sql: str, args: tuple):
+    def _fetch(self, sql: str, args: tuple[object, ...]) -> tuple[Any, ...] | None:
         try:
             return self.db.execute(sql, args).fetchone()
         except sqlite3.Error as exc:

@@ -1,15 +1,23 @@
 """The ``ataxx-solve`` command: parses arguments, calls the API, prints.
 
+Commands are argparse subcommands (:func:`build_parser`): ``solve`` (the default: a
+command line that does not start with a command's name is solve's, its files or
+standard input), ``batch``, ``verify``, ``perft``, ``bench``, ``cache`` and ``tables``
+(itself with subcommands). A first word that is neither a command nor a file is one
+line and exit status 2.
+
 Exit status: 0 when everything was solved (and every ``expect:`` held),
 1 when a position could not be solved within the limits or an ``expect:``
 failed, 2 for bad input, bad arguments or a file that cannot be read or
-written (one line on stderr says which and why), 130 when interrupted, and 70
-only for a bug (an "internal error"). ``batch`` and ``verify`` document their own.
+written (one line on stderr says which and why), 130 when interrupted (Ctrl-C; 143
+for SIGTERM, which is handled the same way: what was proved is reported), and 70
+only for a bug (an "internal error"). ``verify`` documents its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -19,18 +27,18 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable, NoReturn
-
-import numpy as np
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NoReturn, TextIO
 
 from . import __version__, bench
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
-from .batch import Options, live_status, run_batch
+from .batch import LiveArray, Options, live_status, run_batch
+from .batch import Summary as BatchSummary
+from .board import Board
 from .cache import Cache, CacheError, default_cache_path
-from .cluster import ClusterError, cluster_for
-from .bitboards import mover_bits
+from .cluster import ClusterError
 from .files import OutputError, check_output, replace_file
-from .formats import (FORMATS, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
+from .formats import (FORMATS, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
 from .notation import signed
@@ -41,12 +49,13 @@ from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .solving import ALGORITHMS, Solver
-from .tablebase import (AtaxxGame, DirectoryStore, MissingTableError, Tablebase, TableError, board_name, build,
-                        compare_with_retro, compare_with_search, decode, dense_index, parse_board_name)
-from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES
+from .tablebase import (Executor, MissingTableError, Tablebase, TableError, board_name, build, check_tables,
+                        compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name)
+from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
+EXIT_TERMINATED = 128 + signal.SIGTERM  # interrupted by SIGTERM (143)
 
 # Bounds on the numbers of the arguments (each one's help or error message says so).
 MAX_STATES = 10 ** 15
@@ -66,7 +75,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
-def _whole(low: int, high: int):
+def _whole(low: int, high: int) -> Callable[[str], int]:
     """An argument type: a whole number from ``low`` to ``high`` in ASCII digits (1_000 or 1,000 too)."""
 
     def convert(text: str) -> int:
@@ -161,16 +170,32 @@ def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = 
     try:
         return Tablebase(directory)
     except TableError as exc:
-        print(f"{prog}: {option}: {exc}", file=sys.stderr)
+        _say(f"{prog}: {option}: {exc}")
         raise SystemExit(EXIT_INPUT)
 
 
-def solve_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="ataxx-solve",
-        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B dump; "
-                    "several positions separated by blank lines), or standard input when no file is given.",
-        epilog="Other commands: ataxx-solve perft|bench|batch|verify|cache|tables ... (each has --help).",
+_Commands = argparse._SubParsersAction  # what add_subparsers() returns: add_parser() adds a command
+
+# The commands, in the order of the help, with their one-line help.
+COMMANDS = {
+    "solve": "solve positions (the default: 'ataxx-solve FILE' is 'ataxx-solve solve FILE')",
+    "batch": "solve every position of files in worker processes, into JSON lines, with a cache",
+    "verify": "check an AI's moves (recorded, or asked of UAI engines and built-in players)",
+    "perft": "count move sequences from a position, as libataxx does",
+    "bench": "run the benchmarks",
+    "cache": "look at or clear the solved-position cache",
+    "tables": "tablebases: build, probe, check, compare, info",
+}
+_COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def _add_solve(commands: _Commands) -> _Parser:
+    p = commands.add_parser(
+        "solve", prog="ataxx-solve", help=COMMANDS["solve"], formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B\n"
+                    "dump; several positions separated by blank lines), or standard input when no file is given.",
+        epilog="commands (ataxx-solve COMMAND --help for each):\n"
+               + "\n".join(f"  {name:<8} {text}" for name, text in COMMANDS.items()),
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
@@ -191,7 +216,13 @@ def solve_parser() -> argparse.ArgumentParser:
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
+    p.set_defaults(run=solve_command, parser=p)
     return p
+
+
+def solve_parser() -> argparse.ArgumentParser:
+    """The parser of the solve command (the default command), on its own."""
+    return _add_solve(_Parser(prog="ataxx-solve").add_subparsers())
 
 
 def numbered(path: str, k: int) -> str:
@@ -202,16 +233,24 @@ def numbered(path: str, k: int) -> str:
     return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
 
 
-def check_picture(path: str, kind: str, inputs=()) -> None:
+def check_picture(path: str, kind: str, inputs: Iterable[str] = ()) -> None:
     """Raise OutputError for an input file, or an existing file that does not start like a ``kind`` of ours."""
     check_output(path, inputs, lambda first: first.startswith(SIGNATURES[kind]), what=f"{kind} file")
 
 
-def write_output(path: str, text: str, kind: str, inputs=()) -> None:
+def write_output(path: str, text: str, kind: str, inputs: Iterable[str] = ()) -> None:
     """Write a picture or a report whole (:func:`solver.files.replace_file`) where :func:`check_picture`
     allows it (raises OutputError or OSError)."""
     check_picture(path, kind, inputs)
     replace_file(path, [text])
+
+
+def _check_pictures(args: argparse.Namespace, count: int) -> None:
+    """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
+    raises OutputError for the first that may not be written."""
+    for path, kind in ((args.dot, "dot"), (args.svg, "svg")):
+        for k in range(1, count + 1) if path else ():
+            check_picture(numbered(path, k), kind, args.files)
 
 
 def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int) -> None:
@@ -230,8 +269,7 @@ def _emit_error(err: PositionFormatError, as_json: bool) -> None:
         print(json.dumps({"source": err.source, "line": err.line, "error": err.message}))
 
 
-def solve_command(argv: list[str]) -> int:
-    args = solve_parser().parse_args(argv)
+def solve_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     if args.files:
         items = [item for f in args.files for item in read_file(f, args.format, rules)]
@@ -242,11 +280,17 @@ def solve_command(argv: list[str]) -> int:
             _say(f"<stdin>: cannot read: {exc.strerror}")
             return EXIT_INPUT
         items = read_text(data, "<stdin>", args.format, rules)
+    try:
+        _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
+    except OutputError as exc:
+        _say(f"ataxx-solve: cannot write {exc}")
+        return EXIT_INPUT
     status = EXIT_OK
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
                     progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth)
+    unbounded_said = args.timeout is not None or args.max_states is not None
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)
@@ -259,6 +303,10 @@ def solve_command(argv: list[str]) -> int:
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
+        if analyzer.oracle.proves_bounds and not unbounded_said:  # the search may run for hours: say how to stop it
+            unbounded_said = True
+            _say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
+                 "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer)
         finally:
@@ -311,7 +359,7 @@ def _bar(desc: str, unit: str, total: int | None = None) -> Any:
 class StatusLine:
     """One line of live progress on a terminal (stderr), rewritten in place."""
 
-    def __init__(self, stream: Any = None):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stderr
         self.shown = 0
         self.last = 0.0
@@ -391,9 +439,9 @@ def _count(n: float) -> str:
     return f"{n:.0f}"
 
 
-def perft_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve perft",
+def _add_perft(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "perft", help=COMMANDS["perft"],
         description="Count the move sequences of DEPTH plies from a position, as libataxx does "
                     "(a forced pass is a move; a finished game counts 1 at depth 0 and 0 deeper).")
     p.add_argument("fen", metavar="FEN", help="the position: a FEN (quote it) or startpos")
@@ -401,7 +449,10 @@ def perft_command(argv: list[str]) -> int:
     p.add_argument("--divide", action="store_true", help="also print the count after each first move")
     p.add_argument("--rules", default="uai", choices=sorted(RULE_SETS), help="rules (default: uai)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
-    args = p.parse_args(argv)
+    p.set_defaults(run=perft_command, parser=p)
+
+
+def perft_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     try:
         entry = parse_position(args.fen, "fen", rules, source="FEN")
@@ -429,9 +480,9 @@ def perft_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def bench_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve bench",
+def _add_bench(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "bench", help=COMMANDS["bench"],
         description="Run the benchmarks and print one row per case: positions solved, seconds, positions "
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
@@ -442,7 +493,11 @@ def bench_command(argv: list[str]) -> int:
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
     p.add_argument("--one", help=argparse.SUPPRESS)  # run one case in this process (used by the parent)
-    args = p.parse_args(argv)
+    p.set_defaults(run=bench_command, parser=p)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    p = args.parser
     known = bench.case_names()
     if args.one:
         row = bench.run_case(args.one, args.timeout)
@@ -463,21 +518,22 @@ def bench_command(argv: list[str]) -> int:
     return EXIT_FAILED if any(r.note.startswith("failed") for r in rows) else EXIT_OK
 
 
-def _open_cache(args):
+def _open_cache(args: argparse.Namespace) -> Cache | None:
     if getattr(args, "no_cache", False):
         return None
     return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
 
 
-def batch_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve batch",
+def _add_batch(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "batch", help=COMMANDS["batch"],
         description="Solve every position of the files; JSON lines in input order (to --out or standard output). "
                     "Positions in the cache are not solved again; an interrupted run resumes where it stopped "
                     "when run again with the same --out (a record is reused only when its position, rules, sides, "
-                    "expect: header and options are the same). Exit status: the number of positions that failed "
-                    "(could not be read, went over a limit, or contradicted an expect: header), at most 100; "
-                    "2 also when the batch cannot start or cannot write its results (the message says why).")
+                    "expect: header and options are the same). Exit status: 0 when every position was solved; 1 when "
+                    "some failed (could not be read, went over a limit, or contradicted an expect: header; the "
+                    "closing line counts them); 2 when the batch cannot start or cannot write its results (the "
+                    "message says why); 130 when interrupted.")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
     p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
                    help=f"worker processes (default: the number of cores, at most {MAX_JOBS})")
@@ -487,7 +543,10 @@ def batch_command(argv: list[str]) -> int:
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     add_solver_options(p)
-    args = p.parse_args(argv)
+    p.set_defaults(run=batch_command, parser=p)
+
+
+def batch_command(args: argparse.Namespace) -> int:
     for f in args.files:
         if not os.path.isfile(f):
             why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
@@ -502,33 +561,33 @@ def batch_command(argv: list[str]) -> int:
 
         bar = tqdm(desc="batch", unit="pos", dynamic_ncols=True, leave=True)
 
-    state = {"summary": None, "live": None}
+    latest: list[BatchSummary] = []  # the last summary reported (once there is one)
+    live_arrays: list[LiveArray] = []  # the searches' live status (once the workers run)
 
     def postfix() -> str:
-        summary = state["summary"]
-        text = f"failed {summary.failed}, cached {summary.cached}" if summary else ""
-        if state["live"] is not None:
-            busy, nodes, rate = live_status(state["live"])
+        text = f"failed {latest[-1].failed}, cached {latest[-1].cached}" if latest else ""
+        if live_arrays:
+            busy, nodes, rate = live_status(live_arrays[-1])
             if busy:
                 text += f" | searching {busy}: {_count(nodes)} nodes, {_count(rate)}/s"
         return text
 
-    def progress(summary):
-        state["summary"] = summary
+    def progress(summary: BatchSummary) -> None:
+        latest[:] = [summary]
         if bar is not None:
             bar.total = summary.total
             bar.n = summary.solved + summary.failed
             bar.set_postfix_str(postfix(), refresh=False)
             bar.refresh()
 
-    def live_view(live):
-        state["live"] = live
+    def live_view(live: LiveArray) -> None:
+        live_arrays[:] = [live]
 
     stop_ticker = threading.Event()
 
-    def tick():  # the searches' nodes, refreshed while a position is being solved
+    def tick() -> None:  # the searches' nodes, refreshed while a position is being solved
         while not stop_ticker.wait(0.5):
-            if bar is not None and state["live"] is not None:
+            if bar is not None and live_arrays:
                 bar.set_postfix_str(postfix(), refresh=True)
 
     if bar is not None:
@@ -562,16 +621,19 @@ def batch_command(argv: list[str]) -> int:
     parts.append(f"{summary.failed} failed" + (f" ({summary.bounded} of them with proved bounds, in the results)"
                                                 if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
-    return min(summary.failed, 100)
+    return EXIT_FAILED if summary.failed else EXIT_OK
 
 
-def cache_command(argv: list[str]) -> int:
-    p = _Parser(prog="ataxx-solve cache", description="Look at or clear the solved-position cache.")
+def _add_cache(commands: _Commands) -> None:
+    p = commands.add_parser("cache", help=COMMANDS["cache"], description="Look at or clear the solved-position cache.")
     p.add_argument("action", choices=("stats", "clear"))
     p.add_argument("--cache", metavar="PATH", help=f"the cache file (default: {default_cache_path()})")
     p.add_argument("--json", action="store_true", help="stats as JSON")
-    args = p.parse_args(argv)
-    cache = _open_cache(args)
+    p.set_defaults(run=cache_command, parser=p)
+
+
+def cache_command(args: argparse.Namespace) -> int:
+    cache = Cache(args.cache or default_cache_path())  # CacheError: reported by main()
     try:
         if args.action == "clear":
             n = cache.clear()
@@ -591,10 +653,9 @@ def cache_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def verify_command(argv: list[str]) -> int:
-
-    p = _Parser(
-        prog="ataxx-solve verify",
+def _add_verify(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "verify", help=COMMANDS["verify"],
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
                     "game records), or the answers of the players given with --engine in every position of the file. "
                     "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
@@ -615,7 +676,11 @@ def verify_command(argv: list[str]) -> int:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    args = p.parse_args(argv)
+    p.set_defaults(run=verify_command, parser=p)
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    p = args.parser
     if not args.go.isprintable():
         p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
     if args.html:
@@ -637,7 +702,8 @@ def verify_command(argv: list[str]) -> int:
     for err in errors:
         _say(str(err))
     if not choices:
-        _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
+        if not errors:  # (a file that cannot be read has said so)
+            _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
     tables = open_tables(args.tables, "ataxx-solve verify")
     if tables is not None:
@@ -681,15 +747,16 @@ def verify_command(argv: list[str]) -> int:
 
     checks: list = []
     interrupted = False
-    try:
-        run_verify(choices, askers, verifier, on_check=show, into=checks)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if view is not None:
-            view.close()
-        for a in askers:
-            a.close()
+    with adopting_orphans():  # what the engines leave behind ends with verify
+        try:
+            run_verify(choices, askers, verifier, on_check=show, into=checks)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if view is not None:
+                view.close()
+            for a in askers:
+                a.close()
     if interrupted:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
     summaries = summarise(checks, players=[a.name for a in askers])
@@ -741,97 +808,109 @@ class _TierBars:
             self.bar = None
 
 
-def tables_command(argv: list[str]) -> int:
-    p = _Parser(
-        prog="ataxx-solve tables",
+def _add_tables(commands: _Commands) -> None:
+    t = commands.add_parser(
+        "tables", help=COMMANDS["tables"],
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
                     "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
                     "value and depth of positions from the tables; check: verify every stored value against the "
                     "moves; compare: the tables of a board against an engine (--against); info: what DIR holds.")
-    p.add_argument("action", choices=("build", "probe", "check", "compare", "info"))
-    p.add_argument("args", nargs="*", metavar="BOARD|FILE",
-                   help="build/check: the board, ROWSxCOLS (e.g. 4x5); probe: position files (default: standard input)")
-    p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
-    p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
-    p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
-                   help="threads for build and check (default: the number of cores)")
-    p.add_argument("--cluster", metavar="ADDRESS",
-                   help="build or check on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
-    p.add_argument("--json", action="store_true", help="probe: one JSON object per position")
-    p.add_argument("--verbose", "-v", action="store_true", help="build/check: a line per tier on standard error")
-    p.add_argument("--tiers", metavar="A-B", help="check: only the tiers from A to B (numbers of empty squares)")
+    actions = t.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
+
+    def action(name: str, run: Callable[[argparse.Namespace], int], text: str, board: bool = False,
+               executor: bool = False) -> _Parser:
+        p = actions.add_parser(name, help=text, description=text)
+        if board:
+            p.add_argument("board", metavar="BOARD", help="the board, ROWSxCOLS (e.g. 4x5)")
+            p.add_argument("--blocks", metavar="SQUARES", help="blocked squares of the board, e.g. b2,c3")
+        p.add_argument("--dir", required=True, metavar="DIR", help="the tablebase directory")
+        if executor:
+            p.add_argument("--jobs", type=_whole(1, MAX_JOBS), default=os.cpu_count() or 1, metavar="N",
+                           help="threads (default: the number of cores)")
+            p.add_argument("--cluster", metavar="ADDRESS",
+                           help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+            p.add_argument("--verbose", "-v", action="store_true", help="a line per tier on standard error")
+        p.set_defaults(run=run, parser=p)
+        return p
+
+    action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there)",
+           board=True, executor=True)
+    p = action("check", _tables_check, "verify every stored value of a board against the moves",
+               board=True, executor=True)
+    p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
+    p = action("probe", _tables_probe, "the value and depth of positions from the tables")
+    p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
+    p.add_argument("--json", action="store_true", help="one JSON object per position")
+    p = action("compare", _tables_compare, "the tables of a board against an engine (--against)", board=True)
     p.add_argument("--against", choices=("retro", "search"), default="retro",
-                   help="compare: every position against the retro engine (default), or random positions with few "
+                   help="every position against the retro engine (default), or random positions with few "
                         "empty squares against the search engine")
-    p.add_argument("--start", action="store_true", help="compare --against retro: only the positions reachable "
+    p.add_argument("--start", action="store_true", help="--against retro: only the positions reachable "
                                                         "from the standard start")
     p.add_argument("--count", type=_whole(1, 10_000_000), metavar="N",
-                   help="compare --against search: how many random positions (default 2000)")
+                   help="--against search: how many random positions (default 2000)")
     p.add_argument("--empty", metavar="A-B",
-                   help="compare --against search: empty squares of the random positions (default 1-4)")
-    p.add_argument("--seed", type=_whole(0, MAX_SEED), help="compare --against search: the seed (default 13)")
-    args = p.parse_intermixed_args(argv)
+                   help="--against search: empty squares of the random positions (default 1-4)")
+    p.add_argument("--seed", type=_whole(0, MAX_SEED), help="--against search: the seed (default 13)")
+    p.add_argument("--cluster", help=argparse.SUPPRESS)  # refused with a reason (below)
+    action("info", _tables_info, "the boards, tiers and sizes of the tables in DIR")
+
+
+def _board(args: argparse.Namespace) -> Board:
+    """The board of ``tables ACTION BOARD [--blocks ...]``; a bad one is the parser's error."""
+    try:
+        board = parse_board_name(args.board, args.blocks)
+        dense_index(board)  # a board too large for an index is refused here
+    except (ValueError, TableError) as exc:
+        args.parser.error(f"argument BOARD: {exc}")
+    return board
+
+
+def _tables_say(text: str) -> None:
+    _say(f"ataxx-solve tables: {text}")
+
+
+def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars], int], ntiers: int) -> int:
+    """``work(executor, bars)`` on the threads or the cluster of ``--jobs``/``--cluster``; a cluster
+    that cannot start or a table that cannot be used is one line and exit status 2."""
     if args.verbose:
         log_to_stderr(logging.INFO, "%(asctime)s %(message)s")
-    if args.action == "probe":
-        return _tables_probe(args)
-    if args.action == "info":
-        return _tables_info(args)
-    if args.action == "compare":
-        return _tables_compare(p, args)
-    if len(args.args) != 1:
-        p.error(f"{args.action} takes one board, ROWSxCOLS")
+    bars = _TierBars(ntiers)
     try:
-        board = parse_board_name(args.args[0], args.blocks)
-        index = dense_index(board)
-    except (ValueError, TableError) as exc:
-        p.error(f"argument BOARD: {exc}")
-    tiers = _tier_range(p, args.tiers, index.n)  # before a cluster starts
-    from .tiersolver import LocalExecutor  # start-up: the tier solver loads the compiled kernels
-
-    bars = _TierBars(index.n + 1)
-    try:
-        if args.cluster:
-            try:
-                context = cluster_for(args.cluster)
-                executor = context.__enter__()
-            except ClusterError as exc:
-                print(f"ataxx-solve tables: {exc}", file=sys.stderr)
-                return EXIT_INPUT
-        else:
-            context, executor = None, LocalExecutor(args.jobs)
-        try:
-            if args.action == "build":
-                return _tables_build(board, args.dir, executor, bars)
-            return _tables_check(board, args.dir, executor, bars, tiers)
-        finally:
-            bars.close()
-            executor.close()
-            if context is not None:
-                context.__exit__(None, None, None)
-    except TableError as exc:
-        print(f"ataxx-solve tables: {exc}", file=sys.stderr)
+        with executor_for(args.jobs, args.cluster) as executor:
+            return work(executor, bars)
+    except (ClusterError, TableError) as exc:
+        _tables_say(str(exc))
         return EXIT_INPUT
-
-
-def _tables_build(board, directory, executor, bars) -> int:
-    stop = []  # Ctrl-C asks the solver to stop at its next step (a compiled call is never cut)
-    previous = signal.signal(signal.SIGINT, lambda *a: stop.append(1))
-    t = time.perf_counter()
-    try:
-        report = build(board, directory, executor=executor, progress=bars, should_stop=lambda: bool(stop))
-    except KeyboardInterrupt:
-        bars.close()
-        print(f"ataxx-solve tables: interrupted; the finished tiers are in {directory}: run the same command "
-              "again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGINT, previous)
-    bars.close()
-    print(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} already there; "
-          f"{report.entries:,} entries, {report.positions:,} positions solved in {time.perf_counter() - t:.1f} s; "
-          f"{report.bytes_on_disk / (1 << 20):,.1f} MiB in {directory}")
-    return EXIT_OK
+        bars.close()
+
+
+def _tables_build(args: argparse.Namespace) -> int:
+    board = _board(args)
+
+    def work(executor: Executor, bars: _TierBars) -> int:
+        # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)
+        stop: list[int] = []
+        previous = {sig: signal.signal(sig, lambda signum, frame: stop.append(signum))
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        t = time.perf_counter()
+        try:
+            report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop))
+        except KeyboardInterrupt:
+            bars.close()
+            _tables_say(f"interrupted; the finished tiers are in {args.dir}: run the same command again to resume")
+            return EXIT_TERMINATED if signal.SIGTERM in stop else EXIT_INTERRUPTED
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        bars.close()
+        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} "
+                        f"already there; {report.entries:,} entries, {report.positions:,} positions solved in "
+                        f"{time.perf_counter() - t:.1f} s; {report.bytes_on_disk / (1 << 20):,.1f} MiB in {args.dir}"))
+        return EXIT_OK
+
+    return _with_executor(args, work, dense_index(board).n + 1)
 
 
 def _range(text: str) -> tuple[int, int] | None:
@@ -852,26 +931,23 @@ def _tier_range(p: argparse.ArgumentParser, text: str | None, n: int) -> list[in
     return list(range(lo, hi + 1))
 
 
-def _tables_check(board, directory, executor, bars, tiers) -> int:
-    from .tiersolver import verify  # start-up: the tier solver loads the compiled kernels
+def _tables_check(args: argparse.Namespace) -> int:
+    board = _board(args)
+    n = dense_index(board).n
+    tiers = _tier_range(args.parser, args.tiers, n)  # before a cluster starts
 
-    store = DirectoryStore(directory, board)
-    game = AtaxxGame(board)
-    needed = sorted({t for t in tiers} | {c for t in tiers for c in game.child_tiers(t)})
-    missing = [t for t in needed if not store.has(t)]
-    if missing:
-        print(f"ataxx-solve tables: {directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}",
-              file=sys.stderr)
-        return EXIT_INPUT
-    t = time.perf_counter()
-    report = verify(game, store, executor=executor, progress=bars, tiers=tiers)
-    bars.close()
-    span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < len(game.tiers()) else "all tiers"
-    print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in {time.perf_counter() - t:.1f} s, "
-          f"{report.failures:,} failures")
-    for tier, number in report.first:
-        print(f"  first failure in tier {tier}: number {number}")
-    return EXIT_OK if report.failures == 0 else EXIT_FAILED
+    def work(executor: Executor, bars: _TierBars) -> int:
+        t = time.perf_counter()
+        report = check_tables(board, args.dir, executor=executor, progress=bars, tiers=tiers)
+        bars.close()
+        span = f"tiers {tiers[0]}-{tiers[-1]}" if len(tiers) < n + 1 else "all tiers"
+        print(f"{board_name(board)} ({span}): {report.checked:,} positions checked in "
+              f"{time.perf_counter() - t:.1f} s, {report.failures:,} failures")
+        for tier, number in report.first:
+            print(f"  first failure in tier {tier}: number {number}")
+        return EXIT_OK if report.failures == 0 else EXIT_FAILED
+
+    return _with_executor(args, work, n + 1)
 
 
 def _tables_dir(args: argparse.Namespace) -> Tablebase:
@@ -889,9 +965,8 @@ def _empty_range(p: argparse.ArgumentParser, text: str, squares: int) -> tuple[i
     return lo, hi
 
 
-def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if len(args.args) != 1:
-        p.error("compare takes one board, ROWSxCOLS")
+def _tables_compare(args: argparse.Namespace) -> int:
+    p = args.parser
     for option, given, fits in (("--start", args.start, "retro"), ("--count", args.count is not None, "search"),
                                 ("--empty", args.empty is not None, "search"), ("--seed", args.seed is not None, "search"),
                                 ("--cluster", args.cluster is not None, None)):
@@ -899,14 +974,14 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
             p.error(f"argument {option}: not with --against {args.against}" if fits
                     else f"argument {option}: compare runs on this machine only")
     try:
-        board = parse_board_name(args.args[0], args.blocks)
+        board = parse_board_name(args.board, args.blocks)
     except (ValueError, TableError) as exc:
         p.error(f"argument BOARD: {exc}")
     tb = _tables_dir(args)
     try:
         tb.require(board)
     except MissingTableError as exc:
-        _say(f"ataxx-solve tables: {exc}")
+        _tables_say(str(exc))
         return EXIT_INPUT
     name = board_name(board)
     if args.against == "retro":
@@ -928,78 +1003,94 @@ def _tables_compare(p: argparse.ArgumentParser, args: argparse.Namespace) -> int
     return EXIT_FAILED if result.disagreements else EXIT_OK
 
 
-def _tables_info(args) -> int:
-    tb = _tables_dir(args)
-    for key, board in sorted(tb.boards.items()):
-        files = sorted((k[3], f) for k, f in tb.files.items() if k[:3] == key)
-        size = sum(f.path.stat().st_size for _, f in files)
-        entries = sum(f.entries for _, f in files)
-        print(f"{board_name(board)}: tiers {', '.join(str(t) for t, _ in files)}; {entries:,} entries, "
-              f"{size / (1 << 20):,.1f} MiB")
+def _tables_info(args: argparse.Namespace) -> int:
+    for b in contents(_tables_dir(args)):
+        print(f"{board_name(b.board)}: tiers {', '.join(map(str, b.tiers))}; {b.entries:,} entries, "
+              f"{b.bytes_on_disk / (1 << 20):,.1f} MiB")
     return EXIT_OK
 
 
-def _tables_probe(args) -> int:
+def _tables_probe(args: argparse.Namespace) -> int:
     tb = _tables_dir(args)
-    if args.args:
-        items = [item for f in args.args for item in read_file(f, "auto")]
+    if args.files:
+        items = [item for f in args.files for item in read_file(f, "auto")]
     else:
         items = read_text(sys.stdin.buffer.read(), "<stdin>", "auto")
     status = EXIT_OK
-    todo = []
+    todo: list[tuple[Entry, Position]] = []
     for item in items:
         if isinstance(item, PositionFormatError):
-            print(str(item), file=sys.stderr)
+            _say(str(item))
             status = EXIT_INPUT
             continue
-        for side in item.sides:
-            todo.append((item, item.position.replace(turn=side)))
+        todo.extend((item, item.position.replace(turn=side)) for side in item.sides)
+    groups: dict[tuple[Board, str], list[int]] = {}  # probe_many takes the positions of one board
+    for k, (_, q) in enumerate(todo):
+        groups.setdefault((q.board, q.rules.name), []).append(k)
     t = time.perf_counter()
-    results: dict = {}
-    by_board: dict = {}
-    for k, (item, q) in enumerate(todo):
-        by_board.setdefault((q.board, q.rules.name), []).append(k)
-    for (board, _rules), ks in by_board.items():
+    answers: list[tuple[int, float] | MissingTableError] = [MissingTableError()] * len(todo)
+    for ks in groups.values():
         try:
-            tb.require(board, todo[ks[0]][1].rules)
+            for k, found in zip(ks, tb.probe_many([todo[k][1] for k in ks])):
+                answers[k] = found
         except MissingTableError as exc:
             for k in ks:
-                results[k] = str(exc)
-            continue
-        bits = [mover_bits(todo[k][1]) for k in ks]
-        codes = tb.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
-                               np.array([b[1] for b in bits], np.uint64))
-        for k, c in zip(ks, codes.tolist()):
-            results[k] = decode(c)
+                answers[k] = exc
     seconds = time.perf_counter() - t
     out = []
-    refused = set()
-    for k, (item, q) in enumerate(todo):
-        r = results[k]
-        if isinstance(r, str):
+    refused: set[tuple[str, int]] = set()
+    for (item, q), answer in zip(todo, answers):
+        if isinstance(answer, MissingTableError):
             if (item.source, item.line) not in refused:
                 refused.add((item.source, item.line))
-                print(f"{item.source}:{item.line}: {r}", file=sys.stderr)
+                _say(f"{item.source}:{item.line}: {answer}")
             status = EXIT_INPUT
             continue
-        u, d = r
+        u, d = answer
         value = u if q.turn == X else -u
-        over = q.result()
         depth = None if d == float("inf") else int(d)
         if args.json:
             out.append(json.dumps({"source": item.source, "line": item.line, "fen": write_fen(q), "value": value,
-                                   "depth": depth, "over": over is not None}))
+                                   "depth": depth, "over": q.result() is not None}))
         else:
             out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
+    n = sum(not isinstance(a, MissingTableError) for a in answers)
     if out:
         print("\n".join(out))
-    n = sum(not isinstance(r, str) for r in results.values())
-    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} per second)",
-          file=sys.stderr)
+    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} "
+          "per second)", file=sys.stderr)
     return status
 
 
-COMMANDS = {"tables": tables_command, "verify": verify_command, "perft": perft_command, "bench": bench_command, "batch": batch_command, "cache": cache_command}
+def build_parser() -> _Parser:
+    """The command line: a parser with a subcommand for each of :data:`COMMANDS`."""
+    top = _Parser(prog="ataxx-solve", description="Exact values of Ataxx positions on small boards. "
+                  "'ataxx-solve FILE...' solves positions (the solve command); other commands below.")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    _add_solve(commands)
+    _add_batch(commands)
+    _add_verify(commands)
+    _add_perft(commands)
+    _add_bench(commands)
+    _add_cache(commands)
+    _add_tables(commands)
+    return top
+
+
+def parse_command_line(argv: list[str]) -> argparse.Namespace:
+    """The arguments of a command line, its command first. A line that does not start with a
+    command's name is the solve command's (files, options, or nothing for standard input); a
+    first word shaped like a command (lower-case letters, digits, hyphens) that names neither
+    a command nor an existing file is refused (one line, exit status 2)."""
+    top = build_parser()
+    if not argv or argv[0] not in COMMANDS:
+        if argv and _COMMAND_WORD.fullmatch(argv[0]) and not os.path.lexists(argv[0]):
+            top.error(f"{quote(argv[0])} is neither a command ({', '.join(COMMANDS)}) nor a file")
+        argv = ["solve", *argv]
+    args, extra = top.parse_known_args(argv)
+    if extra:
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _drop_stdout() -> None:
@@ -1012,13 +1103,43 @@ def _drop_stdout() -> None:
         pass
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[int]]:
+    """SIGTERM handled as Ctrl-C is: a KeyboardInterrupt in the main thread, so that the work
+    stops cleanly and reports what it did and proved (the first SIGTERM only: a second one
+    does not cut that short). Yields a list that holds the signal once it came."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command: the exit status of the command line ``argv`` (default: the process's)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     log_to_stderr()
+    with _sigterm_as_interrupt() as terminated:
+        status = _main(argv)
+    return EXIT_TERMINATED if terminated and status == EXIT_INTERRUPTED else status
+
+
+def _main(argv: list[str]) -> int:
     try:
-        if argv and argv[0] in COMMANDS:
-            return COMMANDS[argv[0]](argv[1:])
-        return solve_command(argv)
+        args = parse_command_line(argv)
+        status: int = args.run(args)
+        return status
     except KeyboardInterrupt:
         print("ataxx-solve: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -2,10 +2,13 @@
 
 ``x5o/7/7/7/7/7/o5x x 0 1``: ranks from the top, ``x``, ``o``, ``-`` (a block) and digit runs
 of empty squares; then, all optional, the side to move, the counter and the move number.
-``startpos`` is the 7 x 7 standard start. This module reads and writes the fields; a
-:class:`solver.rules.Position` is made from them by :meth:`Position.from_fen` (and written by
-:meth:`Position.fen`). It sits below :mod:`solver.rules` and :mod:`solver.formats`, which both
-use it, so that neither imports the other.
+``startpos`` is the 7 x 7 standard start. Read as users type it too: ``.`` for one empty square
+(``x...o/...../o...x``), and libataxx's ``b`` (black, the first player) for ``x`` and ``w`` for
+``o``, for the pieces and the side to move; written with ``x``, ``o`` and digits. This module
+reads and writes the fields; a :class:`solver.rules.Position` is made from them by
+:meth:`Position.from_fen` (and written by :meth:`Position.fen`). It sits below
+:mod:`solver.rules` and :mod:`solver.formats`, which both use it, so that neither imports the
+other.
 
 Every problem is a :class:`PositionFormatError` that names the source, the line and the
 reason. Numbers are ASCII digits of bounded length (:func:`parse_whole`), and messages quote
@@ -69,9 +72,11 @@ class PositionFormatError(ValueError):
 
 # -- reading and writing ------------------------------------------------------------------------------
 
-_FEN_RANK_TOKEN = re.compile(r"[0-9]+|[xXoO-]|.")
-_FEN_BOARD = re.compile(r"[xXoO0-9-]+(/[xXoO0-9-]+)*")
-_FEN_CHARS = re.compile(r"[xXoO0-9/-]+")
+_FEN_RANK_TOKEN = re.compile(r"[0-9]+|[xXoObBwW.-]|.")
+_FEN_BOARD = re.compile(r"[xXoObBwW.0-9-]+(/[xXoObBwW.0-9-]+)*")
+_FEN_CHARS = re.compile(r"[xXoObBwW.0-9/-]+")
+# A piece or a side to move: x and o, or libataxx's b(lack, the first player) and w(hite).
+_SIDE_LETTERS = {"x": "x", "o": "o", "b": "x", "w": "o"}
 
 
 def _err(message: str, source: str, line: int | None) -> PositionFormatError:
@@ -109,8 +114,10 @@ def parse_fen_board(text: str, source: str = "<input>", line: int | None = None)
                 if int(tok) == 0:
                     raise _err(f"FEN rank {i} from the top has a run of 0 empty squares", source, line)
                 cells.extend("." * int(tok))
-            elif tok in "xXoO-":
-                cells.append(tok.lower() if tok != "-" else "#")
+            elif tok == ".":
+                cells.append(".")
+            elif tok in "xXoObBwW-":
+                cells.append(_SIDE_LETTERS[tok.lower()] if tok != "-" else "#")
             else:
                 raise _err(f"FEN rank {i} from the top has an unknown character {tok!r}", source, line)
         rows.append(cells)
@@ -175,16 +182,17 @@ def read_fen(text: str, source: str = "<input>", line: int | None = None) -> Fen
         if not toks:
             raise _err("'moves' with no position before it", source, line)
     if not _FEN_BOARD.fullmatch(toks[0]):
-        bad = next((ch for ch in toks[0] if ch not in "xXoO0123456789-/"), None)
+        bad = next((ch for ch in toks[0] if ch not in "xXoObBwW.0123456789-/"), None)
         if bad is not None:
             raise _err(f"FEN board has an unknown character {bad!r}", source, line)
         raise _err(f"FEN board {quote(toks[0])} has an empty rank", source, line)
     board, x, o = parse_fen_board(toks[0], source, line)
     side, counter, fullmove = None, 0, 1
     if len(toks) > 1:
-        if toks[1].lower() not in ("x", "o"):
-            raise _err(f"FEN side to move must be 'x' or 'o', not {quote(toks[1])}", source, line)
-        side = toks[1].lower()
+        if toks[1].lower() not in _SIDE_LETTERS:
+            raise _err(f"FEN side to move must be 'x' or 'o' (or libataxx's 'b' or 'w'), not {quote(toks[1])}",
+                       source, line)
+        side = _SIDE_LETTERS[toks[1].lower()]
     if len(toks) > 2:
         counter = whole_field(toks[2], "FEN counter", source, line)
     if len(toks) > 3:
@@ -225,4 +233,4 @@ def looks_like_fen(text: str) -> bool:
         return False
     if "/" in toks[0] or any(ch.isdigit() for ch in toks[0]):
         return True
-    return len(toks) >= 3 and toks[1].lower() in ("x", "o") and toks[2].isascii() and toks[2].isdigit()
+    return len(toks) >= 3 and toks[1].lower() in _SIDE_LETTERS and toks[2].isascii() and toks[2].isdigit()

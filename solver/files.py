@@ -2,7 +2,8 @@
 never half a file, never through a name someone else planted.
 
 - :func:`check_output` refuses, with one line that says why, an output path that is a
-  directory, lies in a missing directory, is one of the input files, or is an existing
+  directory, lies in a missing directory, is a symbolic link to a missing file (writing
+  would create a file where the link points), is one of the input files, or is an existing
   non-empty regular file that the caller does not recognise as its own output.
 - :func:`replace_file` writes a temporary file created exclusively (``O_EXCL``, so an
   existing name, a symlink planted there included, is never opened) in the target's
@@ -47,6 +48,8 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str] = (), is_ours: C
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"{name}: the directory {parent} does not exist")
+    if p.is_symlink() and not p.exists():
+        raise OutputError(f"{name}: is a symbolic link to a file that does not exist; refusing to write through it")
     if not p.exists():
         return
     for f in inputs:

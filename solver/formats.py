@@ -7,7 +7,8 @@ Four formats, detected automatically or forced:
   side and a file header line (``abcde``).
 - ``colon``: ``1:0:0:2:`` per row; 0 empty, 1 X, 2 O, ``#`` a block.
 - ``fen``: ``x5o/7/7/7/7/7/o5x x 0 1`` (ranks top to bottom, ``-`` a block,
-  digit runs of empty squares), then side, counter and move number, all optional.
+  digit runs of empty squares, or ``.`` for one; libataxx's ``b``/``w`` for ``x``/``o``),
+  then side, counter and move number, all optional.
   ``startpos`` is the 7 x 7 standard start (:mod:`solver.fen`).
 - ``cs61b``: the board dump of Berkeley's CS 61B Ataxx, framed by ``===`` lines;
   ``r`` (red, the first player) is X, ``b`` is O, ``-`` empty, ``X`` a block.
@@ -209,8 +210,10 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
         row = []
         for col, ch in enumerate(t, 1):
             if ch not in _GRID_CELLS:
+                hint = ("; a FEN separates ranks with '/' and writes a block as '-', empty squares as '.' or a "
+                        "digit run" if ch == "/" else "")
                 raise PositionFormatError(f"unknown character {ch!r} in column {col} of the grid "
-                           "(expected x, o, # for a block, . or space for empty)", source, n)
+                                          f"(expected x, o, # for a block, . or space for empty{hint})", source, n)
             row.append(_GRID_CELLS[ch])
         cells.append(row)
     if not cells[0]:

@@ -8,21 +8,22 @@ matches the plain one) reads every option of a side from a solved graph at once.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
 from . import engine
-from .bitboards import code_move, mover_bits
-from .rules import X
+from .bitboards import Tables, code_move, mover_bits
+from .board import Board
+from .rules import X, Move, Position, Side
 
 class OptionArrays(NamedTuple):
     """The options of one side from a board, as arrays: one entry per option, values and depths
     from that side's view (depths as floats, inf for infinite play). ``again``: the value of the option's board
     with the side to move again (the option's own value when the game is over there)."""
 
-    side: str
-    board: object  # the Position the options start from
+    side: Side
+    board: Position  # the options start from it
     mine: np.ndarray
     theirs: np.ndarray
     counter: np.ndarray
@@ -42,7 +43,7 @@ class OptionArrays(NamedTuple):
     def count(self) -> int:  # type: ignore[override]  # the number of options, not tuple.count
         return self.value.shape[0]
 
-    def moves(self, j: int) -> list:
+    def moves(self, j: int) -> list[Move]:
         """The moves of option j's sequence (a :class:`solver.rules.Move` list)."""
         codes = [int(self.opt_move[j])]
         v = int(self.opt_node[j])
@@ -52,19 +53,34 @@ class OptionArrays(NamedTuple):
         return [code_move(c) for c in reversed(codes)]
 
 
-def square_keys(board) -> np.ndarray:
+class SolvedGraph(Protocol):
+    """What :func:`options_of` reads from a solved graph (:class:`solver.retro.RetroOracle`)."""
+
+    tables: Tables
+    table: np.ndarray
+
+    @property
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.int64]: ...
+
+    def indices(self, qm: np.ndarray, qt: np.ndarray, solve: bool = True) -> np.ndarray: ...
+
+    def values(self, qm: np.ndarray, qt: np.ndarray, qc: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def square_keys(board: Board) -> np.ndarray:
     """For each square, its place in notation order (file, then rank)."""
     return np.array([board.file_of(sq) * board.rows + board.rank_of(sq) for sq in range(board.size)] or [0],
                     np.int64)
 
 
-def options_of(oracle, board, side: str, keep: int | None, limit: int = 100_000) -> OptionArrays:
+def options_of(oracle: SolvedGraph, board: Position, side: Side, keep: int | None,
+               limit: int = 100_000) -> OptionArrays:
     """The options of ``side`` from ``board`` read from a :class:`~solver.retro.RetroOracle`
     (positions it has not solved yet are solved first). ``keep``: X's view, as in
     :meth:`solver.analysis.Analyzer.options`. Raises RuntimeError past ``limit`` positions."""
     start = board.replace(turn=side)
     m, t = mover_bits(start)
-    oracle.indices(*oracle._bits([start])[:2])
+    oracle.indices(np.array([m], np.uint64), np.array([t], np.uint64))  # solved first, when not yet
     sign = 1 if side == X else -1
     T = oracle.tables
     out = engine.options.option_closure(np.uint64(m), np.uint64(t), np.int64(start.counter), keep is not None,

@@ -7,15 +7,19 @@ this is its front end.
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 
 from . import engine
 from .bitboards import build_tables, mover_bits
+from .board import Board
+from .rules import Position
 
 MAX_DEPTH = 64
 
 
-def geometry(board, jump3: bool) -> tuple:
+def geometry(board: Board, jump3: bool) -> tuple[np.uint64, ...]:
     """The shifts that move square sets on ``board`` (squares ``rank * cols + file``): for the
     steps E, W, N, S, NE, NW, SE, SW and, under ``jump3``, three squares E, W, N, S, the mask
     of the squares that stay on the board (0 for the three-square steps otherwise), then the
@@ -38,7 +42,17 @@ def geometry(board, jump3: bool) -> tuple:
     return tuple(np.uint64(x) for x in masks + amounts)
 
 
-def perft(position, depth: int, divide: bool = False, deadline: float | None = None):
+@overload
+def perft(position: Position, depth: int, divide: Literal[False] = False, deadline: float | None = None) -> int: ...
+
+
+@overload
+def perft(position: Position, depth: int, divide: Literal[True], deadline: float | None = None
+          ) -> tuple[int, list[tuple[str, int]]]: ...
+
+
+def perft(position: Position, depth: int, divide: bool = False,
+          deadline: float | None = None) -> int | tuple[int, list[tuple[str, int]]]:
     """The perft count of ``position`` to ``depth`` plies; with ``divide``, (total, a list of
     (move name, count) for each first move, in the order :meth:`Position.legal_moves` gives).
     Ctrl-C or ``deadline`` (a time.monotonic() value) stops it cleanly."""
@@ -48,7 +62,7 @@ def perft(position, depth: int, divide: bool = False, deadline: float | None = N
     g = geometry(position.board, position.rules.jump3)
     rules = tuple(np.int64(x) for x in T.rules[:3])  # wipeout_ends, counter kind, limit: scalars
 
-    def count(p, d):
+    def count(p: Position, d: int) -> int:
         m, t = mover_bits(p)
         run = engine.Run()
         n = run.call(engine.perft.perft_count, np.uint64(m), np.uint64(t), np.int64(p.counter), np.int64(d), T.playable, T.adj,

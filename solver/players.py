@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from .board import popcount
-from .rules import X, Move, Position
+from .rules import X, Move, Position, Side
 from .uai import UAIEngine
 
 
@@ -44,32 +44,32 @@ class Player:
         return f"builtin:{self.name}"
 
 
-def _mover_material(p: Position, side: str) -> int:
+def _mover_material(p: Position, side: Side) -> int:
     return p.material() if side == X else -p.material()
 
 
 class RandomPlayer(Player):
     name = "random"
 
-    def score(self, position, move):
+    def score(self, position: Position, move: Move) -> float:
         return 0
 
 
 class GreedyPlayer(Player):
     name = "greedy"
 
-    def score(self, position, move):
+    def score(self, position: Position, move: Move) -> float:
         return _mover_material(position.push(move), position.turn)
 
 
 class BuchheitPlayer(Player):
     name = "buchheit"
 
-    def score(self, position, move):
+    def score(self, position: Position, move: Move) -> float:
         if move.is_pass:
             return 0.0
         board = position.board
-        mine, theirs = position.pieces(position.turn), position.pieces("o" if position.turn == X else X)
+        mine, theirs = position.pieces(position.turn), position.pieces(position.turn.other)
         near = board.neighbours[move.to]
         score = popcount(near & theirs) + 0.2 * popcount(near & mine & ~(1 << max(move.frm, 0)))
         if move.is_jump:
@@ -85,7 +85,7 @@ class BuchheitPlayer(Player):
 class GataxxPlayer(Player):
     name = "gataxx"
 
-    def score(self, position, move):
+    def score(self, position: Position, move: Move) -> float:
         after = position.push(move)
         replies = after.legal_moves()
         if not replies:
@@ -124,7 +124,7 @@ class AlphaBetaPlayer(Player):
                         break
         return best
 
-    def score(self, position, move):
+    def score(self, position: Position, move: Move) -> float:
         return -self._value(position.push(move), self.depth - 1, -float("inf"), float("inf"))
 
 
@@ -170,6 +170,8 @@ class EngineAsker:
         self.name = command
 
     def bestmove(self, p: Position) -> str:
+        """The engine's answer; raises :class:`solver.uai.EngineError` (its subclasses say whether
+        the engine crashed, hung or answered garbage)."""
         return self.engine.bestmove(p.fen())
 
     def close(self) -> None:

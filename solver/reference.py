@@ -120,7 +120,7 @@ class ReferenceSolution:
 
     # -- 2. values by thresholds ----------------------------------------------------------------
 
-    def _attractor(self, k: int, parents: list[list[int]]):
+    def _attractor(self, k: int, parents: list[list[int]]) -> tuple[list[int], list[int]]:
         """(won, lost, rank): positions where the mover / the opponent can force a lead >= k."""
         n = self.states
         status = [0] * n  # +1 mover forces it, -1 opponent forces it, 0 neither
@@ -150,7 +150,7 @@ class ReferenceSolution:
                         queue.append(p)
         return status, rank
 
-    def _values(self):
+    def _values(self) -> tuple[list[int], list[int]]:
         parents: list[list[int]] = [[] for _ in range(self.states)]
         for p, cs in enumerate(self.children):
             for c in cs:
@@ -172,7 +172,7 @@ class ReferenceSolution:
     def optimal_children(self, i: int) -> list[int]:
         return [c for c in self.children[i] if -self.value[c] == self.value[i]]
 
-    def _depths(self):
+    def _depths(self) -> list[float]:
         depth = [0 if f is not None else INF for f in self.final]
         optimal = [self.optimal_children(i) for i in range(self.states)]
         work = deque(i for i in range(self.states) if self.final[i] is None)
@@ -228,22 +228,25 @@ class ReferenceOracle(Oracle):
     def states(self) -> int:
         return sum(s.states for s in self.solutions)
 
-    def _find(self, position: Position):
+    def _find(self, position: Position) -> tuple[ReferenceSolution, int] | None:
+        """The solution that holds ``position`` and its index there, or None."""
         for s in self.solutions:
             i = s.find(position)
             if i is not None:
                 return s, i
-        return None, None
+        return None
 
     def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
-        missing = [r for r in roots if self._find(r)[0] is None]
+        missing = [r for r in roots if self._find(r) is None]
         if missing:
             self.solutions.append(ReferenceSolution(missing, self.max_states, self.symmetry, both_sides,
                                                     self.deadline, self.max_memory))
 
     def lookup(self, position: Position) -> tuple[int, float]:
-        s, i = self._find(position)
-        if s is None:
+        found = self._find(position)
+        if found is None:
             self.prepare([position])
-            s, i = self._find(position)
+            found = self._find(position)
+            assert found is not None  # the new solution's root
+        s, i = found
         return s.value[i], s.depth[i]

@@ -21,7 +21,7 @@ from .options import OptionArrays, options_of
 from .oracle import Oracle, Progress, ProgressCallback
 from .rules import Position, Rules, Side
 
-def _with_capacity(arr, n: int, size: int):
+def _with_capacity(arr: np.ndarray, n: int, size: int) -> np.ndarray:
     """``arr`` if it holds ``size`` items, else a copy of its first ``n`` with room to grow."""
     if arr.shape[0] >= size:
         return arr
@@ -75,7 +75,7 @@ class RetroOracle(Oracle):
         return self.n
 
     @property
-    def entries(self) -> tuple:
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.int64]:
         """The arrays a kernel needs to read answers: (hstart, hk, hv, ha, hb, limit)."""
         return self.hstart, self.hk, self.hv, self.ha, self.hb, np.int64(self.limit)
 
@@ -85,7 +85,7 @@ class RetroOracle(Oracle):
         return (np.array([b[0] for b in bits], np.uint64), np.array([b[1] for b in bits], np.uint64),
                 np.array([p.counter for p in positions], np.int64))
 
-    def indices(self, qm, qt, solve: bool = True):
+    def indices(self, qm: np.ndarray, qt: np.ndarray, solve: bool = True) -> np.ndarray:
         """Indices of positions given as arrays (mover's pieces, other pieces; the counter is not
         part of the key); with ``solve``, positions not solved yet are solved first (else their
         index is -1)."""
@@ -97,7 +97,7 @@ class RetroOracle(Oracle):
                 idx = engine.solved.lookup(self.table, qm, qt, self.tables.canon)
         return idx
 
-    def values(self, qm, qt, qc):
+    def values(self, qm: np.ndarray, qt: np.ndarray, qc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(values for the mover, depths) of positions given as arrays; depth engine.solved.INF: infinite play."""
         idx = self.indices(qm, qt)
         hstart, hk, hv, ha, hb, limit = self.entries

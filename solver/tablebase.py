@@ -34,6 +34,7 @@ the header line.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -60,7 +61,8 @@ from .oracle import Oracle
 from .retro import RetroOracle
 from .rules import CLASSIC, O, PASS, Move, Position, Rules, X
 from .search import SearchOracle
-from .tiersolver import DEFAULT_CHUNK, TierSolver
+from .cluster import DaskExecutor, cluster_for
+from .tiersolver import DEFAULT_CHUNK, CheckReport, LocalExecutor, TierSolver, verify
 
 
 LOGGER = logging.getLogger(__name__)
@@ -838,3 +840,58 @@ def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, e
             progress(k)
     return Comparison("search", len(positions), bad, first, time.perf_counter() - t0)
 
+
+
+# -- what the command runs --------------------------------------------------------------------------
+
+Executor = LocalExecutor | DaskExecutor  # where the tier solver's chunks run
+TierProgress = Callable[[int, str, int, int | None], None]  # (tier, phase, done, total)
+
+
+@contextlib.contextmanager
+def executor_for(jobs: int = 1, cluster: str | None = None) -> Iterator[Executor]:
+    """Where the tier solver's chunks run, as a context manager: ``jobs`` threads of this
+    process, or a Dask cluster (``local:N`` or a scheduler address, :func:`solver.cluster.cluster_for`;
+    raises :class:`solver.cluster.ClusterError` when it cannot start). Closed on exit."""
+    context: contextlib.AbstractContextManager[Executor] = (
+        cluster_for(cluster) if cluster else contextlib.nullcontext(LocalExecutor(jobs)))
+    with context as executor:
+        try:
+            yield executor
+        finally:
+            executor.close()
+
+
+def check_tables(board: Board, directory: str | Path, executor: Executor | None = None,
+                 progress: TierProgress | None = None, tiers: list[int] | None = None) -> CheckReport:
+    """Check the stored tiers of ``board`` in ``directory`` (all, or ``tiers``) against the moves
+    (:func:`solver.tiersolver.verify`). Raises :class:`TableError` when a tier to check, or a
+    child tier it needs, is missing or damaged."""
+    store = DirectoryStore(Path(directory), board)
+    game = AtaxxGame(board)
+    tiers = game.tiers() if tiers is None else tiers
+    needed = sorted(set(tiers) | {c for t in tiers for c in game.child_tiers(t)})
+    missing = [t for t in needed if not store.has(t)]
+    if missing:
+        raise TableError(f"{directory} lacks tiers {', '.join(map(str, missing))} of {board_name(board)}")
+    return verify(game, store, executor=executor, progress=progress, tiers=tiers)
+
+
+@dataclass
+class BoardTables:
+    """What a directory holds for one board: its tiers, their entries and bytes on disk."""
+
+    board: Board
+    tiers: list[int]
+    entries: int
+    bytes_on_disk: int
+
+
+def contents(tablebase: Tablebase) -> list[BoardTables]:
+    """The boards of a directory's tables (by rows, columns and blocks)."""
+    out = []
+    for key, board in sorted(tablebase.boards.items()):
+        files = sorted((k[3], f) for k, f in tablebase.files.items() if k[:3] == key)
+        out.append(BoardTables(board, [t for t, _ in files], sum(f.entries for _, f in files),
+                               sum(f.path.stat().st_size for _, f in files)))
+    return out

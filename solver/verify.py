@@ -13,8 +13,9 @@ exact values or intervals, SPEC section 4.1), and a verdict:
 - ``blunder``: it is proved to change the outcome;
 - ``unsettled``: the budget ran out before any of these was proved (both intervals are kept).
 
-A player that answers nothing usable (an illegal or unparsable move, a crash, a
-hang) gets a ``problem`` for that position instead.
+A player that answers nothing usable (an illegal or unparsable move, or a UAI engine
+that fails: :class:`solver.uai.EngineError`, a crash, a hang or garbage) gets a
+``problem`` for that position instead.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .analysis import Analyzer, Interval
 from .formats import Entry, PositionFormatError, printable, write_fen
 from .rules import IllegalMoveError, InvalidMoveError, Move, Position, X, side_name
 from .solving import Solver
-from .uai import EngineProblem
+from .uai import EngineError
 
 
 class Asker(Protocol):
@@ -304,7 +305,7 @@ def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifie
         for asker in askers:
             try:
                 text = asker.bestmove(choice.position)
-            except EngineProblem as exc:
+            except EngineError as exc:  # crashed, hung, garbage, or could not start: a problem
                 e = choice.entry
                 add(Check(asker.name, e.source, e.line, e.name, choice.position, "", problem=str(exc)))
                 continue

@@ -2,13 +2,15 @@
 
     python fake_uai.py MODE
 
-MODE decides what it answers to `go`: good (the solver's best move), bad (the worst
-move), illegal (a move onto an occupied square), garbage (a line that is not a move),
-hang (nothing, ever), crash (exits at once), badutf8 (a bestmove line with bytes that
-are not UTF-8), endless (bytes without a newline, until it is killed), chatty (info
-lines without end), huge (a 5 MB bestmove token), fork (forks a child that sleeps and
-writes its pid to FILE, then answers good), or a comma-separated cycle of these, one
-per question. With a second argument FILE, the engine hangs or crashes only
+MODE decides what it answers to `go`: good (the solver's best move), bad (the worst move),
+illegal (a move onto an occupied square), garbage (a line that is not a move), hang (nothing,
+ever), crash (exits at once), noisy (a line that is not UAI, then the good move), badutf8 (a
+bestmove line with bytes that are not UTF-8), endless (bytes without a newline, until it is
+killed), chatty (info lines without end), huge (a 5 MB bestmove token), deaf (answers good
+once, then stops reading its input but goes on saying readyok), fork (forks a child that sleeps
+and writes its pid to FILE, then answers good), daemon (the same, but the child detaches as a
+daemon does: a new session, a second fork, the middle process exits), or a comma-separated
+cycle of these, one per question. With a second argument FILE, the engine hangs or crashes only
 the first time (when FILE does not exist yet; it creates it), then answers good moves:
 so the tests can see a restarted engine answer.
 """
@@ -40,7 +42,7 @@ def main() -> None:
         elif words[0] == "go":
             mode = modes[asked % len(modes)]
             asked += 1
-            if len(sys.argv) > 2 and mode != "fork":
+            if len(sys.argv) > 2 and mode not in ("fork", "daemon"):
                 once = __import__("pathlib").Path(sys.argv[2])
                 if once.exists():
                     mode = "good"
@@ -62,17 +64,33 @@ def main() -> None:
                 out.write("bestmove " + "a" * 5_000_000 + "1\n")
                 out.flush()
                 continue
-            if mode == "fork":
-                child = __import__("os").fork()
+            if mode in ("fork", "daemon"):
+                os = __import__("os")
+                child = os.fork()
                 if child == 0:
-                    __import__("pathlib").Path(sys.argv[2]).write_text(str(__import__("os").getpid()))
+                    if mode == "daemon":
+                        os.setsid()
+                        if os.fork():
+                            os._exit(0)
+                    __import__("pathlib").Path(sys.argv[2]).write_text(str(os.getpid()))
                     __import__("time").sleep(600)
-                    __import__("os")._exit(0)
+                    os._exit(0)
+                if mode == "daemon":
+                    os.waitpid(child, 0)
                 mode = "good"
             if mode == "hang":
                 out.flush()
                 while True:
                     sys.stdin.readline() or __import__("time").sleep(1)
+            if mode == "deaf":
+                out.write(f"bestmove {Analyzer(ReferenceOracle()).moves(position)[0].name}\n")
+                while True:  # never reads again: what it is sent fills the pipe
+                    out.write("readyok\n")
+                    out.flush()
+                    __import__("time").sleep(0.05)
+            if mode == "noisy":
+                out.write("hello from the engine\n")
+                mode = "good"
             if mode == "garbage":
                 out.write("info depth 1\nbestmove\n")
             elif mode == "illegal":

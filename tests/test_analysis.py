@@ -27,6 +27,7 @@ def _option(opt):
     return None if opt is None else (opt.moves, opt.position)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [CLASSIC, UAI, CS61B, JUMP3], ids=lambda r: r.name)
 def test_best_options_from_the_graph_match_the_plain_search(rules):
     compared = followed_passes = 0
@@ -44,6 +45,7 @@ def test_best_options_from_the_graph_match_the_plain_search(rules):
     assert followed_passes > (50 if rules is CLASSIC else 0)
 
 
+@pytest.mark.slow
 def test_orthodox_summaries_from_the_graph_match_the_reference():
     """Deeper summaries, classic boards with cycles: the bulk path on retro against the plain
     path on the reference solver."""
@@ -54,6 +56,7 @@ def test_orthodox_summaries_from_the_graph_match_the_reference():
         assert fast.orthodox(b, 10) == plain.orthodox(b, 10), b
 
 
+@pytest.mark.slow
 def test_a_board_analysis_extends_one_solution():
     """Both roots in one enumeration; the boards the summary asks about with the other side to
     move are added to the same solution, and a position solved once is never solved again."""

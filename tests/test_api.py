@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # -- the README's API section and the docstrings run ------------------------------------------------
 
+@pytest.mark.slow
 def test_the_readme_examples_run():
     result = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -39,6 +40,7 @@ def test_docstring_examples_run(module):
     assert result.attempted > 0 and result.failed == 0, result
 
 
+@pytest.mark.slow
 def test_the_package_type_checks():
     """mypy over the package, as configured in pyproject.toml (the core strictly, the compiled
     kernels loosely): CI runs it as part of the suite."""
@@ -47,13 +49,32 @@ def test_the_package_type_checks():
     assert "Success" in proc.stdout
 
 
-def test_the_package_marks_itself_typed_and_ships_the_endgame_suite():
+@pytest.mark.slow
+def test_the_built_package_is_typed_ships_the_endgame_suite_and_the_command(tmp_path):
+    """The wheel that pip builds from this tree (a copy of it, so that the build leaves nothing
+    here): the package's modules, py.typed, the endgame suite, the ataxx-solve entry point."""
+    import shutil
+    import zipfile
+
     from solver.bench import ENDGAME_FILE
 
-    assert (ROOT / "solver" / "py.typed").is_file()
-    assert ENDGAME_FILE.parent.parent == ROOT / "solver" and ENDGAME_FILE.is_file()
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"py.typed", "data/*.txt"' in pyproject
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "solver", src / "solver", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                           "-q", "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "building the wheel failed (the test extra installs 'wheel'): " + proc.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("ataxx_solver-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        entry_points = z.read(meta).decode()
+        suite = z.read("solver/data/endgames-7x7.txt")
+    assert {"solver/py.typed", "solver/cli.py", "solver/engine/__init__.py", "solver/engine/search.py"} <= names
+    assert "[console_scripts]\nataxx-solve = solver.cli:main" in entry_points
+    assert suite == ENDGAME_FILE.read_bytes()
     entries = solver.read_file(str(ENDGAME_FILE))
     assert len(entries) == 100 and all(isinstance(e, solver.Entry) for e in entries)
 
@@ -86,6 +107,7 @@ def test_a_position_or_an_entry_is_solved_for_its_side_to_move():
     assert Solver().solve(entry).side(O).evaluation.value == 3
 
 
+@pytest.mark.slow
 def test_the_library_does_not_print_and_reports_progress_to_a_callback(capsys):
     events = []
     fen = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"
@@ -100,6 +122,7 @@ def test_the_library_does_not_print_and_reports_progress_to_a_callback(capsys):
 
 # -- the oracle contract ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_every_engine_implements_the_contract(tmp_path):
     p = Position.start(2, 3)
     build(p.board, tmp_path)
@@ -115,6 +138,7 @@ def test_every_engine_implements_the_contract(tmp_path):
         Oracle()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
 def test_the_optional_methods_agree_with_the_defaults(rules):
     """GamesmanOne's self-test: each engine's fast paths give what the contract's defaults give."""
@@ -136,6 +160,7 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
             assert fast.line == an.principal_variation(q).moves and infos
 
 
+@pytest.mark.slow
 def test_the_retro_engine_reports_its_phases_when_it_takes_long_enough():
     events = []
     p = Position.start(3, 5)  # a few seconds: both phases outlast the 50 ms between reports
@@ -156,7 +181,7 @@ def test_sides_are_a_type_and_moves_are_pushed_or_played():
     assert Position(p.board, p.x, p.o, "o").turn is O
     q = p.play(p.parse_move("b1"))
     assert q == p.push(p.parse_move("b1")) and q.turn is O and q.fen() == "xx2o o 0 1"
-    with pytest.raises(solver.IllegalMoveError):
+    with pytest.raises(solver.IllegalMoveError, match="^e1 is not legal for X here$"):
         p.play(p.parse_move("b1").__class__(-1, 4))  # e1 holds O's piece
     assert repr(q) == "Position.from_fen('xx2o o 0 1', rules='classic')"
     assert eval(repr(q), {"Position": Position}) == q
@@ -237,7 +262,7 @@ def test_tables_compare_replaces_the_scripts(tmp_path, capsys):
 ])
 def test_tables_compare_refuses_options_that_do_not_fit(tmp_path, capsys, extra, message):
     build(Position.start(2, 3).board, tmp_path)
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(["tables", "compare", "2x3", "--dir", str(tmp_path), *extra])
     err = capsys.readouterr().err
     assert info.value.code == 2 and message in err and "Traceback" not in err
@@ -274,8 +299,89 @@ def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, 
 
 
 def test_tables_usage_errors_are_one_line(capsys):
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(["tables", "build", "3x3"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and "--dir" in err
-    assert err.endswith("(see ataxx-solve tables --help)\n")
+    assert err.endswith("(see ataxx-solve tables build --help)\n")
+
+
+def test_the_quick_suite_leaves_out_the_slow_tests_and_ci_runs_them_all(request):
+    """Issue 18 item 12: a registered slow marker on the tests of seconds or more, the quick command
+    in the README beside the full one, and CI on the full suite."""
+    import ast
+
+    assert any(m.startswith("slow:") for m in request.config.getini("markers"))
+    slow = 0
+    for path in (ROOT / "tests").glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            marks = [ast.unparse(d) for d in getattr(node, "decorator_list", [])]
+            slow += isinstance(node, ast.FunctionDef) and "pytest.mark.slow" in marks
+    assert slow >= 50
+    readme = (ROOT / "README.md").read_text()
+    assert readme.splitlines()[3] == "    python3 -m pip install '.[test]' && python3 -m pytest"  # the full suite
+    assert '`python3 -m pytest -m "not slow"`' in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().endswith("python3 -m pytest") and "not slow" not in ci
+
+
+def _imports(path: Path, package: str) -> list[tuple[str, bool]]:
+    """(solver module imported, whether the import is inside a function) for one module."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for n in ast.walk(f)}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] + (node.module or "").split(".")
+            names = [".".join(filter(None, base + [a.name])) for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out += [(name, id(node) in inside) for name in names]
+    return out
+
+
+def test_the_layout_the_readme_gives_holds():
+    """README's Layout: every module is named there; no import cycle among the package's modules,
+    none deferred into a function; numba only in solver/engine/ (issue 18)."""
+    import re
+
+    layout = (ROOT / "README.md").read_text().split("## Layout")[1]
+    paths = sorted((ROOT / "solver").rglob("*.py"))
+    modules = {}
+    for path in paths:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+        if parts[-1] not in ("__init__", "__main__"):
+            assert f"`{parts[-1]}.py`" in layout, f"{path.name} is not in the README's layout"
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for target, deferred in _imports(path, package):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                assert not deferred, f"{name} imports {target} inside a function"
+                graph[name].add(target)
+        text = path.read_text()
+        if re.search(r"^\s*(import numba|from numba)", text, re.M):
+            assert name.startswith("solver.engine."), f"{name} imports numba"
+
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:  # depth first: a module met again on the path is a cycle
+        state[m] = 1
+        for t in graph[m]:
+            assert state.get(t) != 1, f"import cycle: {' -> '.join(path + [m, t])}"
+            if t not in state:
+                visit(t, path + [m])
+        state[m] = 2
+
+    for m in modules:
+        if m not in state:
+            visit(m, [])

@@ -37,6 +37,7 @@ def _roots(seed, rules, count):
     return [p for p in out if not p.is_over()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
     checked = partial = moves = 0
@@ -83,6 +84,7 @@ def _clock_values(p, clocks):
             for c in clocks}
 
 
+@pytest.mark.slow
 def test_clock_fact_holds_under_uai():
     """SPEC 4.1: a value v > 0 forced at clock c is forced at lower clocks; v <= 0 at higher
     ones; the same for upper bounds with the signs reversed."""
@@ -109,6 +111,7 @@ def test_no_clock_fact_under_counted_limits(rules):
     assert any(vals[c] < 0 < vals[c - 1] for c in vals if c - 1 in vals)  # and the other way round
 
 
+@pytest.mark.slow
 def test_search_shares_bounds_across_clocks_soundly():
     """One search engine asked the same boards at many clocks, in shuffled order, so that the
     table's entries from other clocks are used (the clock fact): every value is the reference's."""
@@ -139,6 +142,7 @@ def _solve(*argv, stdin=ENDGAME):
                           cwd=ROOT, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
     r = _solve("--max-states", "30000", "--json")
     assert r.returncode == 1
@@ -150,6 +154,7 @@ def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
     assert "X to move: " in text and "not exact" in text and "best move found: " in text
 
 
+@pytest.mark.slow
 def test_outcome_only_stops_at_the_outcome():
     r = _solve("--outcome-only", "--json", stdin=QUICK)
     assert r.returncode == 0, r.stderr
@@ -160,6 +165,7 @@ def test_outcome_only_stops_at_the_outcome():
     assert full["value"] == 11 and full["depth"] == 4 and len(full["pv"]) == 4
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_what_was_proved():
     proc = subprocess.Popen([sys.executable, "-m", "solver", "--json"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,

@@ -102,7 +102,7 @@ def test_outcome_only_still_draws_a_board_solved_for_both_sides(tmp_path, monkey
     (["--to-move", "z"], "invalid choice: 'z'"),
 ])
 def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main(argv)
     assert info.value.code == 2
     err = capsys.readouterr().err
@@ -110,6 +110,7 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     assert err.count("\n") == 1 and err.endswith("(see ataxx-solve --help)\n")  # one line, no usage block
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs_in_a_real_process():
     proc = subprocess.run([sys.executable, "-m", "solver", "positions/chen2002.txt", "--json", "--solver", "reference"],
                           capture_output=True, text=True, timeout=300)
@@ -159,6 +160,7 @@ def test_long_summary_fits_one_line(monkeypatch, capsys):
     assert len(whole) > 100 and "..." not in whole
 
 
+@pytest.mark.slow
 def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, capsys):
     fen = "1xxxxx1/xxxxxxx/xxxxxxx/oooxxoo/oooxxoo/oooxxoo/ooxoxoo x 0 36\n"
     status = run(["--solver", "search", "--max-states", "200000", "--moves"], fen, monkeypatch)
@@ -167,3 +169,34 @@ def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, ca
     assert "X to move: X wins by 9 (value +9), depth not computed" in out
     assert "  moves: not computed (each move's value and depth need the analysis that stopped)" in out
     assert "  stopped after 200,001 nodes: the search went past 200,000 nodes" in out
+
+
+def test_commands_are_subcommands_and_solve_is_the_default(tmp_path, monkeypatch, capsys):
+    assert run(["solve", "--solver", "reference", "--json"], "x...o\n", monkeypatch) == 0
+    explicit = json.loads(capsys.readouterr().out)
+    assert run(["--solver", "reference", "--json"], "x...o\n", monkeypatch) == 0
+    assert dict(json.loads(capsys.readouterr().out), seconds=0) == dict(explicit, seconds=0)
+    # a first word that is a file is solved, even when it looks like a command's name
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "board").write_text("x...o\n")
+    assert main(["board", "--solver", "reference", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sides"] == explicit["sides"]
+    with pytest.raises(SystemExit, match="0"):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(f"\n  {name} " in out for name in ("solve", "batch", "verify", "perft", "bench", "cache", "tables"))
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["uai"], "ataxx-solve: error: 'uai' is neither a command (solve, batch, verify, perft, bench, cache, tables) "
+              "nor a file (see ataxx-solve --help)"),
+    (["tables", "frobnicate"], "ataxx-solve tables: error: argument ACTION: invalid choice: 'frobnicate'"),
+    (["batch", "x.txt", "--bogus"], "ataxx-solve batch: error: unrecognized arguments: --bogus "
+                                    "(see ataxx-solve batch --help)"),
+    (["tables", "info", "--dir", "d", "--jobs", "2"], "ataxx-solve tables info: error: unrecognized arguments"),
+])
+def test_an_unknown_command_or_option_is_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit, match="2"):
+        main(argv)
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err

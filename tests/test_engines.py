@@ -40,6 +40,7 @@ def _code(m: Move) -> int:
     return m.to if m.is_clone else (m.frm + 1) * 64 + m.to
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_kernels_match_the_plain_rules(rules):
     buf = np.zeros(2000, np.int64)
@@ -74,6 +75,7 @@ def boards_of(p: Position) -> int:
     return ReferenceSolution([p.replace(rules=replace(p.rules, counter=None, limit=0), counter=0)]).states
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_retro_matches_reference_on_every_reachable_position(rules):
     compared = cyclic = 0
@@ -91,6 +93,7 @@ def test_retro_matches_reference_on_every_reachable_position(rules):
         assert cyclic >= 1  # some draws by infinite play among them
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [UAI, CS61B, JUMP3], ids=lambda r: r.name)
 def test_retro_matches_reference_at_every_counter_value(rules):
     """Under a counter, roots from counter 0 up: retro solves each board for every counter value
@@ -124,17 +127,20 @@ def _compare_search(positions, rules, **options) -> int:
     return compared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
 def test_search_matches_reference_on_roots_and_their_moves(rules):
     assert _compare_search(roots(40, rules, 250), rules) > 500
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.slow
 def test_search_with_finite_proofs_matches_reference(rules):
     """The horizon proofs that large boards use first, forced on small ones."""
     assert _compare_search(roots(50, rules, 80), rules, horizon_limit=64) > 150
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["retro", "search"])
 def test_spec_section_9_with_each_engine(engine):
     table = [("x...o", -3, 3, "0"), ("x..\n...\n..o", 9, -9, "9|-9"), ("x.#o\n.##.", 1, -5, "5|1||-5"),

@@ -158,7 +158,7 @@ def test_bad_position_is_skipped_and_the_rest_solved(tmp_path, capsys):
 
 
 def test_errors_do_not_leave_half_built_positions():
-    with pytest.raises(PositionFormatError) as info:
+    with pytest.raises(PositionFormatError, match="^f.txt:2: ragged rows") as info:
         parse_position("x..\nx.\n", source="f.txt")
     assert str(info.value) == "f.txt:2: ragged rows: this row has 2 squares, the first row has 3"
     assert isinstance(info.value, ValueError)
@@ -167,7 +167,7 @@ def test_errors_do_not_leave_half_built_positions():
 def test_position_rejects_overlapping_pieces():
     from solver.board import Board
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^a square holds both an X and an O piece$"):
         Position(Board(1, 3), 1, 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^a piece stands on a block or off the board$"):
         Position(Board(1, 3, blocks=2), 2, 0)

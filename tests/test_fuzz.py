@@ -125,6 +125,7 @@ def _short_one_line(message: str) -> bool:
     return "\n" not in message and len(message) < 400
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=400)
 @given(documents())
 def test_parser_returns_entries_or_one_line_errors(text):
@@ -136,6 +137,7 @@ def test_parser_returns_entries_or_one_line_errors(text):
             assert item.position.board.size <= 64 and item.sides
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=120)
 @given(documents())
 def test_cli_error_path_is_one_line_and_status_2_never_70(text):

@@ -23,6 +23,7 @@ def _analyzer():
     return Analyzer(ReferenceOracle())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text,rules", [("to-move: x\nx..\n...\n..o", None), ("to-move: o\nx.#o\n.##.", None),
                                         ("to-move: x\nx..o\n#..#", UAI), ("to-move: o\nx....o\n.#....", None)])
 def test_move_table_values_match_solving_each_child(text, rules):
@@ -61,6 +62,7 @@ def test_move_table_from_the_cli(monkeypatch, capsys):
     assert "a2      -9  O wins by 9              depth 12  stops +9/-9 dominated" in out
 
 
+@pytest.mark.slow
 def test_svg_has_one_square_per_board_square(tmp_path):
     p = parse_position("to-move: x\nx..#\n#...\n...o").position
     svg = board_svg(_analyzer(), p)

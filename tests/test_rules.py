@@ -1,5 +1,7 @@
 """The plain rules: moves, captures, passes, the end of the game, counters, notation (SPEC 1-3)."""
 
+import re
+
 import pytest
 
 from solver.board import Board
@@ -17,7 +19,7 @@ def test_square_names_and_layout():
     b = Board(7, 7)
     assert b.square_name(0) == "a1" and b.square_name(48) == "g7"
     assert b.parse_square("c3") == 16
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^square h1 is off the 7 x 7 board$"):
         b.parse_square("h1")
     wide = Board(1, 30)
     assert wide.square_name(26) == "aa1" and wide.parse_square("ad1") == 29
@@ -48,16 +50,16 @@ def test_move_text_forms():
     p = pos("x....\n.....\n....o")
     assert p.parse_move("a3-c1") == p.parse_move("a3c1") == Move(10, 2)
     assert p.parse_move("a3b2") == p.parse_move("b2") == Move(-1, 6)  # a long clone
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(IllegalMoveError, match="^e1d2: e1 is not a piece of X$"):
         p.parse_move("e1d2")  # long clone from a square that is not X's
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(IllegalMoveError, match="^a3d3 is not legal for X here$"):
         p.parse_move("a3d3")  # three squares is not a jump under classic
-    with pytest.raises(InvalidMoveError):
+    with pytest.raises(InvalidMoveError, match=r"^'hello' is not a move \(expected like c3, a1c3 or 0000\)$"):
         p.parse_move("hello")
-    with pytest.raises(InvalidMoveError):
+    with pytest.raises(InvalidMoveError, match="square z9 is off the 3 x 5 board$"):
         p.parse_move("z9")
     for word in ("0000", "pass", "null", "-"):
-        with pytest.raises(IllegalMoveError):  # X has moves, so a pass is illegal
+        with pytest.raises(IllegalMoveError, match=f"^{re.escape(word)} is not legal for X here$"):  # X has moves
             p.parse_move(word)
 
 

@@ -40,6 +40,7 @@ def _value(grid, counter, rules, engine="reference"):
     return Analyzer(oracle).evaluate(p).value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("grid,counter,values", DIFFERING)
 def test_values_differ_between_rule_sets(grid, counter, values):
     for rules, want in values.items():
@@ -52,6 +53,7 @@ def test_at_least_three_values_on_one_board():
     assert len({_value("x..#o", 0, r) for r in RULE_SETS}) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [UAI, CS61B, JUMP3], ids=lambda r: r.name)
 def test_engines_one_step_from_the_limit(rules):
     """Random positions with the counter one step (and two steps) below the limit."""

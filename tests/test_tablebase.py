@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pytest
@@ -14,8 +15,8 @@ from solver.cli import main
 from solver.retro import RetroOracle
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, O, X, Position
-from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, decode,
-                              dense_index, tier_path)
+from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, check_tables,
+                              contents, decode, dense_index, executor_for, tier_path)
 from solver.tiersolver import MemoryStore, TierSolver, self_test, verify
 
 SMALL = [Board(1, 5), Board(2, 3), Board(2, 4, 0b00100100), Board(3, 3, 1 << 4), Board(3, 3), Board(2, 2)]
@@ -59,6 +60,7 @@ def test_index_numbers_each_position_up_to_symmetry(board):
     assert used == len(seen)  # every canonical number is some position
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", SMALL, ids=repr)
 def test_tables_match_the_reference_on_every_position(board):
     store = solved(board)
@@ -89,6 +91,7 @@ def test_tables_match_retro_on_3x4_from_the_start_with_either_side():
     assert k1.shape[0] > 20_000  # both sides share positions (colour inversion)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", [Board(3, 3), Board(3, 3, 1 << 4), Board(2, 4), Board(3, 4)], ids=repr)
 def test_unmoves_agree_with_moves_and_solve_alike(board):
     ix = dense_index(board)
@@ -158,6 +161,7 @@ def test_build_resume_files_and_refusals(tmp_path, capsys):
     assert err.count("\n") == 1 and "a table of the 2x3 board, not 2x4" in err
 
 
+@pytest.mark.slow
 def test_solve_batch_and_verify_answer_from_tables(tmp_path, capsys, monkeypatch):
     d = tmp_path / "tb"
     assert main(["tables", "build", "3x3", "--dir", str(d), "--jobs", "2"]) == 0
@@ -184,7 +188,7 @@ def test_solve_batch_and_verify_answer_from_tables(tmp_path, capsys, monkeypatch
     assert main([str(g), "--tables", str(d)]) == 2
     err = capsys.readouterr().err
     assert err.strip().endswith("no table for the 1x5 board in " + str(d) + " (it has: 3x3)")
-    with pytest.raises(SystemExit) as info:
+    with pytest.raises(SystemExit, match="^2$") as info:
         main([str(g), "--tables", str(tmp_path / "none")])
     assert info.value.code == 2
     assert capsys.readouterr().err == f"ataxx-solve: --tables: {tmp_path / 'none'}: no such directory\n"
@@ -199,15 +203,45 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     assert tb.probe(p.replace(turn=O)) == (9, 13)  # the mover's value: O to move wins by 9 too
     q = Position.start(3, 4, CLASSIC)
     assert tb.get(q) is None and tb.get(q, "none") == "none"
-    with pytest.raises(MissingTableError):
+    missing = f"^no table for the 3x4 board in {re.escape(str(d))} \\(it has: 3x3\\)$"
+    with pytest.raises(MissingTableError, match=missing):
         tb.probe(q)
     assert TableOracle(tb, p.board).lookup_many([p, p.replace(turn=O)]) == [(9, 13), (9, 13)]
     monkeypatch.setattr("sys.stdin", __import__("io").TextIOWrapper(__import__("io").BytesIO(b"x2/3/2o x 0 1\n")))
     assert main(["tables", "probe", "--dir", str(d)]) == 0
     out, err = capsys.readouterr()
     assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 position in" in err
-    with pytest.raises(TableError):
+    with pytest.raises(TableError, match="missing: no such directory$"):
         Tablebase(tmp_path / "missing")
+
+
+def test_the_tables_command_is_a_client_of_library_calls(tmp_path, capsys):
+    """check, info and probe print what check_tables, contents and probe_many return."""
+    d = tmp_path / "tb"
+    board = Board(2, 3)
+    with executor_for(jobs=2) as executor:
+        build(board, d, executor=executor)
+    report = check_tables(board, d)
+    assert report.failures == 0 and report.checked > 0
+    assert main(["tables", "check", "2x3", "--dir", str(d), "--jobs", "1"]) == 0
+    assert f"2x3 (all tiers): {report.checked:,} positions checked in " in capsys.readouterr().out
+    (held,) = contents(Tablebase(d))
+    assert (held.board, held.tiers, held.entries) == (board, list(range(7)), dense_index(board).size)
+    assert main(["tables", "info", "--dir", str(d)]) == 0
+    assert capsys.readouterr().out.startswith("2x3: tiers 0, 1, 2, 3, 4, 5, 6; ")
+    # positions of several boards, one of them without tables: each board probed at once, in input order
+    f = tmp_path / "p.txt"
+    f.write_text("x1o/3 x 0 1\n\nx...o\n\nto-move: o\nx2/2o\n")
+    assert main(["tables", "probe", "--dir", str(d), str(f)]) == 2
+    out, err = capsys.readouterr()
+    tb = Tablebase(d)
+    want = [tb.probe(Position.from_fen("x1o/3 x 0 1")), tb.probe(Position.from_fen("x2/2o o 0 1"))]
+    assert out.splitlines() == [f"x1o/3 x 0 1  {want[0][0]:+d}  depth {want[0][1]}",
+                                f"x2/2o o 0 1  {-want[1][0]:+d}  depth {want[1][1]}"]
+    assert err.startswith(f"{f}:3: no table for the 1x5 board in {d}") and err.count("\n") == 2
+    tier_path(d, board, 1).unlink()
+    with pytest.raises(TableError, match=f"^{d} lacks tiers 1 of 2x3$"):
+        check_tables(board, d, tiers=[2])
 
 
 def test_a_transposed_board_is_answered_by_the_tables_of_its_transpose(tmp_path):
@@ -220,6 +254,7 @@ def test_a_transposed_board_is_answered_by_the_tables_of_its_transpose(tmp_path)
     assert tb.probe_many(positions) == [ref.lookup(p) for p in positions]
 
 
+@pytest.mark.slow
 def test_distributed_build_equals_the_single_process_build():
     from solver.cluster import LocalDaskCluster
 
@@ -234,7 +269,10 @@ def test_distributed_build_equals_the_single_process_build():
                 assert np.array_equal(store.load(e), single[b].load(e)), (b, e)
 
 
-def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path):
+@pytest.mark.slow
+@pytest.mark.parametrize("signal_name,status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path, signal_name, status):
+    """Ctrl-C, or SIGTERM (handled the same way, issue 18 item 4), stops the build at its next step."""
     import signal
     import subprocess
     import sys
@@ -246,9 +284,9 @@ def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path):
     deadline = time.monotonic() + 120
     while not tier_path(d, Board(3, 5), 3).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signal_name))
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    assert proc.returncode == status, err
     assert err.strip().endswith("run the same command again to resume") and "Traceback" not in err
     done = sorted(p.name for p in d.glob("*.atb"))
     assert 4 <= len(done) < 16 and not list(d.glob("*.partial"))

@@ -92,6 +92,7 @@ def test_illegal_game_record_is_an_input_error(tmp_path, capsys):
     ("garbage", [None, None, None], "unparsable answer"),
     ("crash", [None, None, None], "crashed"),
 ])
+@pytest.mark.slow
 def test_fake_uai_engine(suite, capsys, mode, verdicts, problem):
     status = main(["verify", str(suite), "--engine", f"{FAKE} {mode}", "--json", "--move-timeout", "20"])
     assert status == (1 if problem else 0)  # a problem with a player's answer is a failure; a blunder is not
@@ -104,6 +105,7 @@ def test_fake_uai_engine(suite, capsys, mode, verdicts, problem):
         assert all(c["problem"] is None for c in checks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode,problem", [("hang", "no answer to go within 2 s"), ("crash", "crashed")])
 def test_engine_is_restarted_after_a_hang_or_crash(suite, tmp_path, capsys, mode, problem):
     once = tmp_path / "once"
@@ -120,6 +122,7 @@ def test_missing_engine_is_reported(suite, capsys):
     assert all("cannot start" in c["problem"] for c in checks)
 
 
+@pytest.mark.slow
 def test_builtin_players_on_the_smallest_endgames(tmp_path, capsys):
     from solver.formats import read_file, write_fen
 
@@ -190,6 +193,7 @@ def test_verdicts_from_intervals():
     assert verdict(q, iv(-5, -3), iv(-2, -1)) == "inaccuracy"
 
 
+@pytest.mark.slow
 def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_path):
     """A hard 7 x 7 endgame with a short budget: the move is unsettled, both intervals are shown;
     Ctrl-C in the middle of a run still prints the summary and writes the HTML report."""
@@ -217,3 +221,40 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     assert "player" in out and "interrupted after" in err and html.exists()
+
+
+@pytest.mark.parametrize("mode,error,message", [
+    ("crash", "EngineTerminatedError", r"^the engine crashed during go \(exit status 3; restarted\)$"),
+    ("hang", "EngineTimeoutError", r"^no answer to go within 1 s \(hung; restarted\)$"),
+    ("garbage", "EngineProtocolError", r"^unparsable answer 'bestmove'$"),
+    ("huge", "EngineProtocolError", r"^a line of more than 64 KiB in answer to go"),
+])
+def test_engine_failures_are_told_apart_by_type(mode, error, message):
+    from solver import uai
+
+    engine = uai.UAIEngine(f"{FAKE} {mode}", timeout=1)
+    try:
+        with pytest.raises(getattr(uai, error), match=message) as info:
+            engine.bestmove("x1o x 0 1")
+    finally:
+        engine.close()
+    assert isinstance(info.value, uai.EngineError) and isinstance(info.value, RuntimeError)
+    kinds = [uai.EngineTerminatedError, uai.EngineTimeoutError, uai.EngineProtocolError]
+    assert [isinstance(info.value, k) for k in kinds].count(True) == 1
+    if mode == "crash":
+        assert info.value.returncode == 3
+    with pytest.raises(uai.EngineError, match="^cannot start '/nonexistent/engine': No such file") as missing:
+        uai.UAIEngine("/nonexistent/engine").bestmove("x1o x 0 1")
+    assert type(missing.value) is uai.EngineError
+
+
+def test_unexpected_engine_output_is_logged_not_fatal(caplog):
+    from solver import uai
+
+    engine = uai.UAIEngine(f"{FAKE} noisy")
+    try:
+        with caplog.at_level("WARNING", logger="solver.uai"):
+            assert engine.bestmove("x1o x 0 1") == "b1"
+    finally:
+        engine.close()
+    assert caplog.messages == ["fake-noisy: unexpected engine output in answer to go: 'hello from the engine'"]
