@@ -594,7 +594,7 @@ class SearchOracle(Oracle):
         lower, upper, cmove, move_lower = self._bounds.get(key, (None, None, None, None))
         if lower is not None and lower == upper and cmove is not None:
             code = self._from_canonical(cmove, sym)
-            return Bounds(lower, lower, code_move(code), move_lower)
+            return Bounds(lower, lower, None if code is None else code_move(code), move_lower)
         self._root = p
         try:
             b = self.bounds_of(mine, theirs, counter, outcome_only, lower, upper,
