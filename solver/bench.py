@@ -62,7 +62,10 @@ from .tiersolver import MemoryStore, TierSolver
 
 # The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).
 ENDGAME_FILE = Path(__file__).resolve().parent / "data" / "endgames-7x7.txt"
+# ... and the endgames of games between searching players (positions/make_engine_endgames.py).
+ENGINE_GAMES_FILE = Path(__file__).resolve().parent / "data" / "endgames-engines-7x7.txt"
 ENDGAME_EMPTIES = (2, 4, 6, 8)
+ENGINE_EMPTIES = (6, 8, 10, 12)
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -88,7 +91,8 @@ ANALYSIS_CASES = ("3x5-x", "3x5-board", "4x4-x", "4x4-board")
 
 
 _SOLVE_RE = re.compile(r"([1-9][0-9]?)x([1-9][0-9]?)(?:-(classic|uai|cs61b|jump3))?")
-_ENDGAME_RE = re.compile(r"endgames-([0-9]{1,2})(?:-(classic|uai|cs61b|jump3))?")
+_ENDGAME_RE = re.compile(r"(endgames|engines)-([0-9]{1,2})(?:-(classic|uai|cs61b|jump3))?")
+_THREADS_RE = re.compile(r"threads-([0-9]{1,2})")
 
 
 OPT_IN = ("tables-4x5",)
@@ -96,7 +100,7 @@ OPT_IN = ("tables-4x5",)
 
 def is_case(name: str) -> bool:
     """A case :func:`run_case` knows: a listed or opt-in one, endgames-N[-RULES], or RxC[-RULES] (a full solve)."""
-    if name in case_names() or name in OPT_IN or _ENDGAME_RE.fullmatch(name):
+    if name in case_names() or name in OPT_IN or _ENDGAME_RE.fullmatch(name) or _THREADS_RE.fullmatch(name):
         return True
     m = _SOLVE_RE.fullmatch(name)
     return m is not None and 2 <= int(m.group(1)) * int(m.group(2)) <= 64
@@ -105,7 +109,9 @@ def is_case(name: str) -> bool:
 def case_names(empties: Sequence[int] = ENDGAME_EMPTIES) -> list[str]:
     """The default cases (``OPT_IN`` cases run only when named)."""
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7", "tables-4x4", "tables-probe",
-             "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties])
+             "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties]
+            + [f"engines-{e}" for e in ENGINE_EMPTIES] + [f"engines-{e}-uai" for e in ENGINE_EMPTIES]
+            + [f"threads-{e}" for e in ENGINE_EMPTIES[:2]])
 
 
 def _peak_bytes() -> int:
@@ -168,47 +174,88 @@ def _perft(depth: int) -> Row:
     return Row(f"perft {depth} startpos (uai)", "perft", n, seconds, _peak_bytes(), "leaves counted")
 
 
-def _endgames(empties: int, timeout: float, rules_name: str | None = None) -> Row:
-    """The 7 x 7 endgames with ``empties`` empty squares (under their own rules, or ``rules_name``):
-    each searched for ``timeout`` seconds for its exact value, outcome first. The row counts the
-    positions that ended with a proved interval and a best move, with the outcome proved, and
-    exact, with median times, nodes per second of CPU and the table's hit rate."""
-    entries = [e for e in read_file(str(ENDGAME_FILE)) if isinstance(e, Entry)
-               and e.position.empty.bit_count() == empties]
-    rows, times = [], []
-    nodes = probes = hits = cuts = first = 0
-    cpu = 0.0
-    for e in entries:
-        p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
-        oracle = cast(SearchOracle, Solver(algorithm="search", limits=Limits(timeout=timeout)).oracle(p))
+def _suite_positions(suite: Path, empties: int, rules_name: str | None) -> list[tuple[str, Position]]:
+    out = []
+    for e in read_file(str(suite)):
+        if isinstance(e, Entry) and e.position.empty.bit_count() == empties:
+            p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
+            out.append((e.name or "", p))
+    return out
+
+
+def _search_suite(positions: list[tuple[str, Position]], timeout: float, threads: int | None) -> list[dict]:
+    """Each position searched for its exact value (outcome first) for ``timeout`` seconds: what was
+    proved, when, and the work (nodes, CPU seconds of every thread, table counters)."""
+    out = []
+    for name, p in positions:
+        solver = Solver(algorithm="search", limits=Limits(timeout=timeout), threads=threads)
+        oracle = cast(SearchOracle, solver.oracle(p))
         m, t = mover_bits(p)
         c0 = time.process_time()
         b = oracle.bounds_of(m, t, p.counter)
-        cpu += time.process_time() - c0
-        st = oracle.counters()
-        nodes, probes, hits = nodes + st["nodes"], probes + st["probes"], hits + st["hits"]
-        cuts, first = cuts + st["cutoffs"], first + st["first_move_cutoffs"]
-        rows.append(b)
-        times.append(b.seconds if b.exact else float("inf"))
-    n = len(rows)
-    with_move = sum(1 for b in rows if b.best_move is not None)
-    outcome = [b.outcome_seconds for b in rows if b.outcome_seconds is not None]
-    exact = [b.seconds for b in rows if b.exact]
+        cpu = time.process_time() - c0
+        squares = p.board.playable.bit_count()
+        out.append({"name": name, "lower": b.lower, "upper": b.upper, "squares": squares,
+                    "nontrivial": b.lower > -squares or b.upper < squares,
+                    "outcome": b.outcome_seconds, "exact": b.seconds if b.exact else None,
+                    "seconds": b.seconds, "cpu": cpu, "counters": oracle.counters()})
+    return out
 
-    def med(xs: list[float]) -> str:
-        return f"median {statistics.median(xs):.2f} s" if xs else "-"
 
-    note = (f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); "
-            f"exact {len(exact)}/{n} ({med(exact)}, max {max(exact):.1f} s); " if exact else
-            f"interval+move {with_move}/{n}; outcome {len(outcome)}/{n} ({med(outcome)}); exact 0/{n}; ")
-    note += (f"{nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s cpu; table hits {hits / probes if probes else 0:.0%}; "
-             f"cut-offs by the first move {first / cuts if cuts else 0:.0%}")
-    name = f"7x7 endgames, {empties} empties" + (f", {rules_name}" if rules_name else "")
-    return Row(name, "search", nodes, cpu, _peak_bytes(), note, times,
-               {"positions": n, "with_move": with_move, "outcome": len(outcome), "exact": len(exact),
+def _median(xs: list[float]) -> str:
+    return f"median {statistics.median(xs):.2f} s" if xs else "-"
+
+
+def _endgames(suite: Path, label: str, empties: int, timeout: float, rules_name: str | None,
+              threads: int | None) -> Row:
+    """The 7 x 7 endgames of ``suite`` with ``empties`` empty squares (under their own rules, or
+    ``rules_name``), each searched for ``timeout`` seconds for its exact value, outcome first. The
+    row counts the positions with a non-trivial interval (narrower than the widest), with the
+    outcome proved and exact (median times), and gives the nodes per second of CPU time (every
+    thread's nodes over every thread's CPU seconds: per core) and the table's hit rate."""
+    results = _search_suite(_suite_positions(suite, empties, rules_name), timeout, threads)
+    n = len(results)
+    nodes = sum(r["counters"]["nodes"] for r in results)
+    cpu = sum(r["cpu"] for r in results)
+    probes = sum(r["counters"]["probes"] for r in results)
+    hits = sum(r["counters"]["hits"] for r in results)
+    nontrivial = sum(1 for r in results if r["nontrivial"])
+    outcome = [r["outcome"] for r in results if r["outcome"] is not None]
+    exact = [r["exact"] for r in results if r["exact"] is not None]
+    note = (f"non-trivial {nontrivial}/{n}; outcome {len(outcome)}/{n} ({_median(outcome)}); "
+            f"exact {len(exact)}/{n} ({_median(exact)}); {nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s per core; "
+            f"table hits {hits / probes if probes else 0:.0%}")
+    name = f"{label}, {empties} empties" + (f", {rules_name}" if rules_name else "")
+    times = [r["exact"] if r["exact"] is not None else float("inf") for r in results]
+    return Row(name, f"search/{threads or 'all'}", nodes, cpu, _peak_bytes(), note, times,
+               {"positions": n, "nontrivial": nontrivial, "outcome": len(outcome), "exact": len(exact),
                 "outcome_seconds": outcome, "exact_seconds": exact, "nodes": nodes, "cpu": cpu,
-                "probes": probes, "hits": hits, "cutoffs": cuts, "first_move_cutoffs": first, "timeout": timeout,
-                "intervals": [[b.lower, b.upper] for b in rows]})
+                "timeout": timeout, "threads": threads,
+                "results": [{k: v for k, v in r.items() if k != "counters"} for r in results]})
+
+
+def _threads(empties: int, timeout: float) -> Row:
+    """Two threads against one on the engine games' endgames with ``empties`` empty squares: each
+    position searched with one thread and then with two; over the positions where both proved the
+    outcome (or the exact value), the ratio of the two runs' times to it."""
+    positions = _suite_positions(ENGINE_GAMES_FILE, empties, None)
+    one = _search_suite(positions, timeout, 1)
+    two = _search_suite(positions, timeout, 2)
+    pairs = {}
+    for what in ("outcome", "exact"):
+        both = [(a[what], b[what]) for a, b in zip(one, two) if a[what] is not None and b[what] is not None]
+        pairs[what] = both
+    note = "; ".join(f"{what}: {len(both)} both, two/one {sum(b for _, b in both) / sum(a for a, _ in both):.2f}"
+                     if both and sum(a for a, _ in both) > 0 else f"{what}: 0 both"
+                     for what, both in pairs.items())
+    one_more = sum(1 for a, b in zip(one, two) if a["outcome"] is not None and b["outcome"] is None)
+    two_more = sum(1 for a, b in zip(one, two) if a["outcome"] is None and b["outcome"] is not None)
+    note += f"; outcome proved by one thread only {one_more}, by two only {two_more}"
+    cpu = sum(r["cpu"] for r in one + two)
+    nodes = sum(r["counters"]["nodes"] for r in one + two)
+    return Row(f"engine games, {empties} empties, 2 threads / 1", "search", nodes, cpu, _peak_bytes(), note, [],
+               {"one": [{k: v for k, v in r.items() if k != "counters"} for r in one],
+                "two": [{k: v for k, v in r.items() if k != "counters"} for r in two], "timeout": timeout})
 
 
 def _tables_build(rows: int, cols: int) -> Row:
@@ -265,7 +312,7 @@ def _tables_batch() -> Row:
                "value, depth and best move per position; reading the file included")
 
 
-def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
+def run_case(name: str, timeout: float = DEFAULT_TIMEOUT, threads: int | None = None) -> Row:
     """Run one case in this process (after a warm-up) and return its row."""
     _warm_up()
     if name == "3x4-reference":
@@ -282,15 +329,22 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT) -> Row:
         return _tables_batch()
     m = _ENDGAME_RE.fullmatch(name)
     if m:
-        return _endgames(int(m.group(1)), timeout, m.group(2))
+        suite, label = ((ENDGAME_FILE, "7x7 endgames") if m.group(1) == "endgames"
+                        else (ENGINE_GAMES_FILE, "engine games"))
+        return _endgames(suite, label, int(m.group(2)), timeout, m.group(3), threads)
+    m = _THREADS_RE.fullmatch(name)
+    if m:
+        return _threads(int(m.group(1)), timeout)
     m = _SOLVE_RE.fullmatch(name)
     if m:
         return _full_solve(int(m.group(1)), int(m.group(2)), "retro", m.group(3) or "classic")
     raise ValueError(f"unknown benchmark case {name!r}")
 
 
-def run_in_subprocess(name: str, timeout: float) -> Row:
+def run_in_subprocess(name: str, timeout: float, threads: int | None = None) -> Row:
     cmd = [sys.executable, "-m", "solver", "bench", "--one", name, "--timeout", str(timeout)]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TextIO
 
-from . import __version__, bench
+from . import __version__, bench, certificate
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .batch import LiveArray, Options, live_status, run_batch
 from .batch import Summary as BatchSummary
@@ -65,7 +65,8 @@ MAX_SECONDS = 10_000_000
 MAX_SEED = 2 ** 63 - 1
 _SECONDS = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 # What each picture file starts with: an existing file that does not is not overwritten.
-SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>"}
+SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>",
+              "certificate": certificate.MAGIC.encode()}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -161,6 +162,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
     p.add_argument("--tables", metavar="DIR",
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
+    p.add_argument("--threads", type=_whole(1, 256), metavar="N",
+                   help="threads one search uses (default: every processor)")
 
 
 def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables") -> Tablebase | None:
@@ -185,6 +188,7 @@ COMMANDS = {
     "bench": "run the benchmarks",
     "cache": "look at or clear the solved-position cache",
     "tables": "tablebases: build, probe, check, compare, info",
+    "certificate": "check a certificate (the strategies behind proved bounds) with the plain rules",
 }
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -215,6 +219,9 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--tree-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_TREE_DEPTH, metavar="N",
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write every bound proved with the strategy that proves it, for 'ataxx-solve certificate "
+                        "check FILE' (FILE, FILE-2, ... for several positions)")
     p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
     p.set_defaults(run=solve_command, parser=p)
     return p
@@ -248,7 +255,7 @@ def write_output(path: str, text: str, kind: str, inputs: Iterable[str] = ()) ->
 def _check_pictures(args: argparse.Namespace, count: int) -> None:
     """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
     raises OutputError for the first that may not be written."""
-    for path, kind in ((args.dot, "dot"), (args.svg, "svg")):
+    for path, kind in ((args.dot, "dot"), (args.svg, "svg"), (args.certificate, "certificate")):
         for k in range(1, count + 1) if path else ():
             check_picture(numbered(path, k), kind, args.files)
 
@@ -289,7 +296,7 @@ def solve_command(args: argparse.Namespace) -> int:
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
-                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth)
+                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads)
     unbounded_said = args.timeout is not None or args.max_states is not None
     for item in items:
         if isinstance(item, PositionFormatError):
@@ -308,7 +315,8 @@ def solve_command(args: argparse.Namespace) -> int:
             _say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
                  "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
-            report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer)
+            report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
+                                  certify=args.certificate is not None)
         finally:
             if view is not None:
                 view.close()
@@ -320,13 +328,29 @@ def solve_command(args: argparse.Namespace) -> int:
             proved = ", ".join(f"{side_name(s.side)} to move {s.interval.text()}" for s in open_)
             _say(f"{item.source}:{item.line}: stopped: {'; '.join(reasons) or 'not solved'}"
                  + (f"; proved {proved}" if proved else ""))
-        if report.interrupted:
+        if report.interrupted or report.certificate_error == "interrupted":
             _print_report(args, report)
             _say("ataxx-solve: interrupted")
             return EXIT_INTERRUPTED
         if report.expect_failures:
             status = max(status, EXIT_FAILED)
         solved += 1
+        if args.certificate is not None:
+            if report.certificate_error is not None:
+                _say(f"{item.source}:{item.line}: no certificate: {report.certificate_error}")
+                status = max(status, EXIT_FAILED)
+            elif not report.claims:
+                _say(f"{item.source}:{item.line}: no certificate: no bound narrower than the widest was proved")
+            else:
+                target = numbered(args.certificate, solved)
+                try:
+                    check_picture(target, "certificate", args.files)
+                    certificate.write(target, report.claims)
+                except OutputError as exc:
+                    _say(f"ataxx-solve: cannot write {exc}")
+                    return EXIT_INPUT
+                _say(f"wrote {target} ({len(report.claims)} bound{'s' if len(report.claims) != 1 else ''}, "
+                     f"{sum(len(c.strategy) for c in report.claims):,} positions of strategy)")
         if (args.dot or args.svg) and not all(s.exact for s in report.sides):  # a skipped summary is no matter
             _say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
         elif args.dot or args.svg:
@@ -487,10 +511,14 @@ def _add_bench(commands: _Commands) -> None:
                     "per second, peak memory. Each case runs in its own process with the kernels loaded.")
     p.add_argument("cases", nargs="*", metavar="CASE",
                    help=f"cases to run (default: all but the opt-in ones): {', '.join(bench.case_names())}; "
-                        f"opt-in: {', '.join(bench.OPT_IN)}; endgames-N[-RULES] for the 7 x 7 endgames with N "
-                        "empty squares; RxC[-RULES] for the full solve of any start")
+                        f"opt-in: {', '.join(bench.OPT_IN)}; endgames-N[-RULES] and engines-N[-RULES] for the 7 x 7 "
+                        "endgames with N empty squares (the built-in players' games, games between searching "
+                        "players); threads-N for two threads against one on the latter; RxC[-RULES] for the full "
+                        "solve of any start")
     p.add_argument("--timeout", type=_seconds, default=bench.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"time limit per 7 x 7 endgame (default {bench.DEFAULT_TIMEOUT:g})")
+    p.add_argument("--threads", type=_whole(1, 256), default=None, metavar="N",
+                   help="threads per search in the endgame cases (default: every processor)")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the table")
     p.add_argument("--one", help=argparse.SUPPRESS)  # run one case in this process (used by the parent)
     p.set_defaults(run=bench_command, parser=p)
@@ -500,7 +528,7 @@ def bench_command(args: argparse.Namespace) -> int:
     p = args.parser
     known = bench.case_names()
     if args.one:
-        row = bench.run_case(args.one, args.timeout)
+        row = bench.run_case(args.one, args.timeout, args.threads)
         print(json.dumps(bench.row_json(row)))
         return EXIT_OK
     for c in args.cases:
@@ -509,7 +537,7 @@ def bench_command(args: argparse.Namespace) -> int:
     rows = []
     for name in args.cases or known:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        row = bench.run_in_subprocess(name, args.timeout)
+        row = bench.run_in_subprocess(name, args.timeout, args.threads)
         rows.append(row)
         if args.json:
             print(json.dumps(bench.row_json(row)), flush=True)
@@ -651,6 +679,40 @@ def cache_command(args: argparse.Namespace) -> int:
     for rules, kinds in st["positions"].items():
         print(f"  {rules}: {kinds.get('side', 0):,} positions, {kinds.get('board', 0):,} orthodox summaries")
     return EXIT_OK
+
+
+def _add_certificate(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "certificate", help=COMMANDS["certificate"],
+        description="Check a certificate written by 'ataxx-solve --certificate FILE': for each bound it claims, "
+                    "follow the prover's strategy with every reply of the other side, using the plain rules (not "
+                    "the compiled engine), and confirm or refute the bound in one line. Exit status: 0 when every "
+                    "bound is confirmed, 1 when one is refuted, 2 when the file cannot be read.")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
+    check = actions.add_parser("check", help="confirm or refute each bound of a certificate",
+                               description="Confirm or refute each bound of a certificate with the plain rules.")
+    check.add_argument("file", metavar="FILE")
+    check.add_argument("--max-positions", type=_whole(1, MAX_STATES), default=certificate.DEFAULT_LIMIT,
+                       metavar="N", help=f"positions a strategy may reach (default {certificate.DEFAULT_LIMIT:,})")
+    check.set_defaults(run=certificate_command, parser=check)
+
+
+def certificate_command(args: argparse.Namespace) -> int:
+    try:
+        claims = certificate.read(args.file)
+    except certificate.CertificateError as exc:
+        _say(f"ataxx-solve certificate: {printable(str(exc))}")
+        return EXIT_INPUT
+    if not claims:
+        _say(f"ataxx-solve certificate: {printable(args.file)}: no claim in it")
+        return EXIT_INPUT
+    status = EXIT_OK
+    for claim in claims:
+        verdict = certificate.check(claim, args.max_positions)
+        print(verdict.line())
+        if not verdict.confirmed:
+            status = EXIT_FAILED
+    return status
 
 
 def _add_verify(commands: _Commands) -> None:
@@ -1074,6 +1136,7 @@ def build_parser() -> _Parser:
     _add_bench(commands)
     _add_cache(commands)
     _add_tables(commands)
+    _add_certificate(commands)
     return top
 
 

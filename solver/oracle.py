@@ -10,7 +10,7 @@ tier solver API, every member is marked:
 - OPTIONAL, with a default that is correct for any oracle (an oracle overrides it to be
   faster, or to prove more under a limit): :meth:`~Oracle.lookup_many`, :meth:`~Oracle.value`,
   :meth:`~Oracle.bounds`, :meth:`~Oracle.seed`, :meth:`~Oracle.exact_analysis`,
-  :meth:`~Oracle.option_arrays`, :meth:`~Oracle.stop_message`.
+  :meth:`~Oracle.option_arrays`, :meth:`~Oracle.proving_move`, :meth:`~Oracle.stop_message`.
 - Attributes every oracle has: ``name`` (what reports call it), ``unit`` (what ``states``
   counts), ``proves_bounds`` (``bounds`` narrows an interval under a limit rather than
   answering exactly or not at all), ``deadline`` (a ``time.monotonic()`` value the caller may
@@ -21,13 +21,17 @@ The tests check that the optional methods of each engine agree with the defaults
 
 from __future__ import annotations
 
+import contextlib
+import math
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError
 from .options import OptionArrays
 from .rules import Move, Position, Side, X
+from .scores import M, parent_score, score_of
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,35 @@ class Oracle(ABC):
         pass; None (the default) when the oracle has no graph to read them from, and the
         analysis searches them itself."""
         return None
+
+    @contextlib.contextmanager
+    def without_limits(self) -> Iterator[None]:
+        """Within it, no deadline (and no node or state limit where the oracle has one): for work that
+        only reads back what was proved (a certificate). Ctrl-C still stops it."""
+        deadline, self.deadline = self.deadline, None
+        try:
+            yield
+        finally:
+            self.deadline = deadline
+
+    def proving_move(self, position: Position, s: int) -> tuple[Move, int] | None:
+        """A move of the side to move that proves its composite score (value and depth,
+        :mod:`solver.scores`, the mover's view) is at least ``s``, with the score it proves; None
+        when no move does. Default: from :meth:`lookup` of every move (the best one). Raises
+        LimitError."""
+        best: tuple[Move, int] | None = None
+        for move in position.legal_moves():
+            child = position.push(move)
+            result = child.result()
+            if result is not None:
+                cs = mover_value(child, result) * M
+            else:
+                value, depth = self.lookup(child)
+                cs = 0 if math.isinf(depth) else score_of(value, int(depth))
+            score = parent_score(-cs)
+            if best is None or score > best[1]:
+                best = (move, score)
+        return best if best is not None and best[1] >= s else None
 
     def stop_message(self, reason: str) -> str:
         """Why the work stopped, in a few words ('' for an interrupt)."""

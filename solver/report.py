@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .analysis import OUTCOME_CLASSES, Evaluation, Interval, Line, MoveInfo, Summary
+from .certificate import Claim
 from .formats import Entry, printable, write_fen, write_grid
 from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
 from .oracle import STOP_REASONS
@@ -105,6 +106,8 @@ class Report:
     seconds: float
     expect_failures: list[str] = field(default_factory=list)
     unit: str = "positions"  # what ``states`` counts (retro under a counter: boards, at every count)
+    claims: list[Claim] = field(default_factory=list)  # certificates of the bounds proved, when asked for
+    certificate_error: str | None = None
 
     @property
     def position(self) -> Position:

@@ -35,10 +35,12 @@ the best move reported always carries its bound.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Callable
 
 import numpy as np
@@ -60,6 +62,7 @@ HORIZON_STEP = 2
 HORIZON_SPAN = 6
 HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
+FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
 
 
 def default_threads() -> int:
@@ -323,12 +326,35 @@ class SearchOracle(Oracle):
 
     def _prove(self, w: _Thread, abort: np.ndarray, provers: tuple[str, ...], mine: int, theirs: int, counter: int,
                s: int, limit: int, won: Callable[[], bool]) -> Answer:
-        """Run ``provers`` ('P', 'F': their ladders of horizons, taking turns at each) on thread
-        ``w`` until one gives a real answer, then the search without a horizon; ``won`` says that
-        another thread has answered. 'D' is the proof-number search alone. Raises
-        :class:`SearchStopped`."""
-        if provers == ("D",):
+        """Run ``provers`` on thread ``w`` until one gives a real answer: 'D' the proof-number search,
+        'P' and 'F' the alpha-beta ladders (taking turns at each horizon). With both kinds on one
+        thread they take turns in node slices that grow fourfold (each resumes where it stopped:
+        the proof numbers from their table, a ladder from its horizon). ``won`` says that another
+        thread has answered. Raises :class:`SearchStopped`."""
+        ladders = tuple(p for p in provers if p in ("P", "F"))
+        if "D" not in provers:
+            return self._ladders(w, abort, ladders, mine, theirs, counter, s, limit, won)
+        if not ladders:
             return self._dfpn(w, abort, mine, theirs, counter, s, limit)
+        size = FIRST_SLICE
+        while True:
+            for kind in ("D", "ladders"):
+                cap = w.nodes + size
+                if limit:
+                    cap = min(cap, limit)
+                try:
+                    if kind == "D":
+                        return self._dfpn(w, abort, mine, theirs, counter, s, cap)
+                    return self._ladders(w, abort, ladders, mine, theirs, counter, s, cap, won)
+                except SearchStopped as stop:
+                    if stop.reason != "limit" or (limit and w.nodes >= limit):
+                        raise
+            size *= 4
+
+    def _ladders(self, w: _Thread, abort: np.ndarray, provers: tuple[str, ...], mine: int, theirs: int,
+                 counter: int, s: int, limit: int, won: Callable[[], bool]) -> Answer:
+        """The alpha-beta provers' ladders of horizons (taking turns at each), then the search without
+        a horizon. Raises :class:`SearchStopped`."""
         p_is_mover = s > 0  # the side that needs more than a draw at this threshold
         empty = (int(self.tables.playable) & ~(mine | theirs)).bit_count()
         first = max(4, 2 * empty)
@@ -393,10 +419,12 @@ class SearchOracle(Oracle):
 
         if self.provers is not None:
             jobs = [job(k, self.provers[k]) for k in range(min(nthreads, len(self.provers)))]
+        elif self.horizon_limit == 0:
+            jobs = [job(0, ("P", "F"))]  # small boards: the search without a horizon, at once
         elif nthreads == 1:
-            jobs = [job(0, ("P", "F"))]
+            jobs = [job(0, ("D", "P", "F"))]
         else:
-            jobs = [job(k, ("P",) if k % 2 == 0 else ("F",)) for k in range(nthreads)]
+            jobs = [job(k, ("D",) if k % 2 == 0 else ("P", "F")) for k in range(nthreads)]
         try:
             results = run.call_many(jobs, deadline=self.deadline, on_tick=self._tick, kernel="search_test")
         except KeyboardInterrupt:
@@ -635,6 +663,43 @@ class SearchOracle(Oracle):
             raise self._limit_error(b)
         self._values[key] = b.lower
         return b.lower
+
+    @contextlib.contextmanager
+    def without_limits(self) -> Iterator[None]:
+        """No deadline and no node limit within it (:meth:`solver.oracle.Oracle.without_limits`)."""
+        limit, self.node_limit = self.node_limit, 0
+        try:
+            with super().without_limits():
+                yield
+        finally:
+            self.node_limit = limit
+
+    def proving_move(self, position: Position, s: int) -> tuple[Move, int] | None:
+        """A move that proves the mover's score is at least s, with the score it proves: from the
+        table's proved bounds when they show it (no search), else by a test. Raises LimitError."""
+        mine, theirs, counter = self._bits(position)
+        code, score = engine.search.proof_from_table(np.uint64(mine), np.uint64(theirs), np.int64(counter),
+                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind))
+        if int(code) != -2:
+            return code_move(int(code)), int(score)
+        a = self._test_or_raise(mine, theirs, counter, s)
+        if not a[0]:
+            return None
+        code, score = engine.search.proof_from_table(np.uint64(mine), np.uint64(theirs), np.int64(counter),
+                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind))
+        if int(code) != -2:
+            return code_move(int(code)), int(score)
+        for move in position.legal_moves():  # the test's own move was not kept: ask each move
+            child = position.push(move)
+            result = child.result()
+            if result is not None:
+                if parent_score(-mover_value(child, result) * M) >= s:
+                    return move, parent_score(-mover_value(child, result) * M)
+                continue
+            cm, ct, cc = self._bits(child)
+            if not self._test_or_raise(cm, ct, cc, -widen(s) + 1)[0]:
+                return move, s
+        return None
 
     def stop_message(self, reason: str) -> str:  # noqa: D102 - the contract's
         """Why a search stopped, in a few words ('' for an interrupt)."""

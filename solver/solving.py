@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from math import comb
 from pathlib import Path
 
+from . import certificate
 from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class
 from .formats import Entry, parse_position
 from .limits import LimitError, Limits, default_memory_budget
@@ -90,6 +91,11 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         oracle: Oracle = (RetroOracle(p.board, rules) if algorithm == "retro"
                           else SearchOracle(p.board, rules, tt_bits=10))
         _solve(Entry(p, (X, O)), Analyzer(oracle), None, dominance, False, None)
+    if algorithm == "search":  # large boards race the proof-number search and the horizons' ladders
+        search = SearchOracle(p.board, rules, tt_bits=10, horizon_limit=8, threads=2)
+        search.bounds(p)
+        search.threads = 1
+        search.bounds(p.replace(turn=O))
 
 
 class Solver:
@@ -101,11 +107,12 @@ class Solver:
     timeout per solve, deadline). ``progress``: called with a :class:`~solver.oracle.Progress`
     while an engine works (nothing is printed). ``tables``: answer from tablebases.
     ``orth_depth``: the depth of orthodox summaries (default: as deep as fits a line).
+    ``threads``: how many threads one search uses (default: every processor).
     """
 
     def __init__(self, rules: Rules | str = CLASSIC, algorithm: str = "auto", limits: Limits | None = None,
                  progress: ProgressCallback | None = None, tables: Tablebase | str | Path | None = None,
-                 orth_depth: int | None = None):
+                 orth_depth: int | None = None, threads: int | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})")
         self.rules = parse_rules(rules) if isinstance(rules, str) else rules
@@ -114,6 +121,7 @@ class Solver:
         self.progress = progress
         self.tables = Tablebase(tables) if isinstance(tables, (str, Path)) else tables
         self.orth_depth = orth_depth
+        self.threads = threads
 
     def __repr__(self) -> str:
         return (f"Solver(rules={self.rules.name!r}, algorithm={self.algorithm!r}, limits={self.limits!r}"
@@ -146,7 +154,7 @@ class Solver:
             oracle = RetroOracle(position.board, position.rules, max_states=lim.max_states, max_memory=lim.max_memory)
         else:
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
-                                  node_limit=lim.max_states or 0)
+                                  node_limit=lim.max_states or 0, threads=self.threads)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
         oracle.deadline = lim.deadline_from_now()
         oracle.progress = self.progress
@@ -164,7 +172,7 @@ class Solver:
 
     def solve(self, what: Entry | Position | str, sides: tuple[Side, ...] | None = None, moves: bool = False,
               outcome_only: bool = False, known: Mapping[Side, SideResult] | None = None,
-              analyzer: Analyzer | None = None) -> Report:
+              analyzer: Analyzer | None = None, certify: bool = False) -> Report:
         """Solve a position: an :class:`~solver.formats.Entry` (read from a file), a
         :class:`~solver.rules.Position` (its side to move), or text in any input format (a
         board without a side to move is analysed for both sides).
@@ -174,6 +182,9 @@ class Solver:
         which moves are dominated. ``outcome_only``: stop once the outcome is proved. ``known``:
         what an earlier run proved per side (a later search starts from it). ``analyzer``: solve
         with this one (from :meth:`analyzer`) instead of a new one, to reuse what it solved.
+        ``certify``: also make a certificate of every bound proved (``report.claims``, each with
+        the strategy that proves it, :mod:`solver.certificate`; ``report.certificate_error``
+        says why there is none when making it failed).
 
         Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
         was proved (its interval, the best move found and why it stopped).
@@ -181,7 +192,26 @@ class Solver:
         entry = _entry(what, self.rules)
         if analyzer is None:
             analyzer = self.analyzer(entry.position)
-        return _solve(entry, analyzer, sides, moves, outcome_only, known)
+        report = _solve(entry, analyzer, sides, moves, outcome_only, known)
+        if certify:
+            _certify(report, analyzer.oracle)
+        return report
+
+
+def _certify(report: Report, oracle: Oracle) -> None:
+    """The claims of every bound the report proved, with their strategies (without the solve's
+    limits: the proofs were found, the certificate reads them back; Ctrl-C still stops it)."""
+    try:
+        with oracle.without_limits():
+            for res in report.sides:
+                for side, bound in certificate.claims_to_prove(res.position, res.interval.lower, res.interval.upper):
+                    report.claims.append(certificate.extract(oracle, res.position, side, bound))
+    except (certificate.CertificateError, LimitError) as exc:
+        report.claims = []
+        report.certificate_error = str(exc) or STOP_REASONS[stop_reason(exc)]
+    except KeyboardInterrupt:
+        report.claims = []
+        report.certificate_error = "interrupted"
 
 
 def _entry(what: Entry | Position | str, rules: Rules) -> Entry:

@@ -774,3 +774,43 @@ def table_move(tt, mine, theirs, counter, canon, syminv):
     """The table's move for a position (in its own orientation), or -2."""
     cm, ct, sym = canonical(mine, theirs, canon)
     return ttable.root_move(tt, cm, ct, counter, sym, syminv)
+
+
+@njit(cache=True)
+def proof_from_table(mine, theirs, counter, s, geo, tt, clock_kind):
+    """(move, score): a move whose child's proved bounds in the table (or whose finished child)
+    show the mover's score is at least s, with the best score so shown; (-2, 0) when none does."""
+    playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
+    nbmask = tt.shape[0] // BUCKET - 1
+    nsym = symperm.shape[0]
+    moves = np.empty(MAX_MOVES, np.int64)
+    n = _expand(mine, theirs, playable, adj, jmp, np.zeros(8192, np.int64), moves, np.empty(MAX_MOVES, np.int64),
+                0)
+    probe = np.empty(4, np.int64)
+    best = -INF_SCORE
+    bmove = np.int64(-2)
+    for k in range(n):
+        code = moves[k]
+        nm, nt = play(mine, theirs, code, adj)
+        nc = next_counter(counter, code, rules)
+        over, score = game_status(nm, nt, nc, playable, reach, rules)
+        if over:
+            hi = score * M
+        else:
+            known, fscore = fill_out(nm, nt, playable, adj, rules)
+            if known:
+                hi = fscore
+            else:
+                if nsym > 1:
+                    nm, nt, _ = canonical(nm, nt, canon)
+                ttable.probe(tt, ttable.bucket(nm, nt, nbmask), nm, nt, nc, clock_kind, 0, 0, probe)
+                hi = probe[1]
+                if hi >= INF_SCORE:
+                    continue
+        v = _parent_score(-hi)
+        if v > best:
+            best = v
+            bmove = code
+    if best >= s:
+        return bmove, best
+    return np.int64(-2), np.int64(0)

@@ -1,0 +1,127 @@
+"""Certificates: every bound proved comes with a strategy that the plain rules confirm.
+
+Made by the search engine under forced low limits (nodes, one and two threads) and by the
+reference solver, checked by :func:`solver.certificate.check` (plain Python); tampered
+certificates (a changed move, a missing reply, a claim the games do not reach, a cycle
+where the game must end) are refused; the command writes and checks them.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import random_positions
+from solver import certificate as C
+from solver.formats import parse_position
+from solver.reference import ReferenceOracle, ReferenceSolution
+from solver.rules import CLASSIC, O, UAI, X, Position
+from solver.search import SearchOracle
+
+ROOT = Path(__file__).resolve().parent.parent
+SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2)]
+
+
+def _claims(oracle, p):
+    b = oracle.bounds(p)
+    lower, upper = (b.lower, b.upper) if p.turn == X else (-b.upper, -b.lower)
+    with oracle.without_limits():  # as the Solver makes them: after the solve, without its limits
+        return [C.extract(oracle, p, side, bound) for side, bound in C.claims_to_prove(p, lower, upper)]
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
+def test_every_bound_the_search_proves_has_a_strategy_the_rules_confirm(rules):
+    checked = partial = 0
+    roots = random_positions(11, 20, shapes=SHAPES, rules=rules)
+    roots += random_positions(12, 20, shapes=SHAPES, rules=rules, fill=(0.5, 0.25, 0.25))
+    for p in roots:
+        if p.is_over():
+            continue
+        value = ReferenceSolution([p], max_states=100_000).lookup(p)[0] * p.turn.sign  # X's side
+        for limit, threads in ((0, 1), (3, 1), (10, 1), (10, 2), (60, 2)):
+            oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, threads=threads,
+                                  horizon_limit=8 if threads == 2 else None)
+            for claim in _claims(oracle, p):
+                verdict = C.check(claim)
+                assert verdict.confirmed, (verdict.line(), p)
+                assert claim.satisfied_by(value)  # a confirmed bound holds the reference value
+                checked += 1
+                partial += claim.bound != value
+    assert checked >= 100 and partial >= 5
+
+
+def test_the_reference_solver_makes_certificates_too():
+    board = parse_position("x.#o\n.##.").position
+    for p in (board.replace(turn=X), board.replace(turn=O)):
+        for claim in _claims(ReferenceOracle(), p):
+            assert C.check(claim).confirmed
+
+
+def _exact_claim(text, side):
+    p = parse_position(text).position
+    oracle = SearchOracle(p.board, p.rules, tt_bits=14, threads=1)
+    b = oracle.bounds(p)
+    value = b.lower * p.turn.sign
+    return p, value, C.extract(oracle, p, side, value)
+
+
+def test_a_tampered_certificate_is_refused():
+    p, value, claim = _exact_claim("x2/3/2o x 0 1", X)  # X wins by 9: every square
+    assert value == 9 and claim.needs_end and C.check(claim).confirmed
+    root = C.key_of(p)
+    # a missing move of the prover
+    missing = C.Claim(p, X, 9, {k: m for k, m in claim.strategy.items() if k != root})
+    assert C.check(missing).reason.startswith("no move of X at x2/3/2o x 0 1")
+    # a move that is not legal there
+    illegal = C.Claim(p, X, 9, dict(claim.strategy))
+    illegal.strategy[root] = p.parse_move("b2")._replace(to=8)  # c3 holds O's piece
+    assert "is not legal for X" in C.check(illegal).reason
+    # a legal move that gives O a square: the games do not reach the bound
+    weak = C.Claim(p, X, 9, dict(claim.strategy))
+    weak.strategy[root] = p.parse_move("a3c3")
+    verdict = C.check(weak)
+    assert not verdict.confirmed and ("the game ends with" in verdict.reason or "no move of X" in verdict.reason)
+    # a bound beyond what the strategy gives
+    beyond = C.Claim(p, X, 10, dict(claim.strategy))
+    assert C.check(beyond).reason.startswith("the game ends with +9")
+
+
+def test_endless_play_is_fine_only_where_it_satisfies_the_bound():
+    # a 3 x 3 draw by infinite play (positions/cycles.txt): each side holds 0 by endless play
+    for side, stronger in ((X, 1), (O, -1)):
+        p, value, claim = _exact_claim("1xo/1xx/x1o x 0 1", side)
+        assert value == 0 and not claim.needs_end and C.check(claim).confirmed
+        # the same strategy cannot prove a win: its games may never end
+        loop = C.Claim(p, side, stronger, dict(claim.strategy))
+        assert loop.needs_end and "the strategy can repeat a position" in C.check(loop).reason
+
+
+def _cli(*argv, stdin=None):
+    return subprocess.run([sys.executable, "-m", "solver", *argv], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_the_command_writes_and_checks_certificates(tmp_path):
+    cert = tmp_path / "c.txt"
+    r = _cli("--certificate", str(cert), "--solver", "search", stdin="x...o\n")
+    assert r.returncode == 0, r.stderr
+    assert f"wrote {cert}" in r.stderr
+    r = _cli("certificate", "check", str(cert))
+    assert r.returncode == 0 and r.stdout.count("confirmed: ") == 4, r.stdout  # both sides, both bounds
+    # tampered: the claim raised beyond the value
+    text = cert.read_text().replace("claim: x >= -3", "claim: x >= -2", 1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text)
+    r = _cli("certificate", "check", str(bad))
+    assert r.returncode == 1 and "refuted: x >= -2" in r.stdout
+    # not a certificate: one line, status 2
+    r = _cli("certificate", "check", str(tmp_path / "missing.txt"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "cannot read it" in r.stderr
+    junk = tmp_path / "junk.txt"
+    junk.write_text("x...o\n")
+    r = _cli("certificate", "check", str(junk))
+    assert r.returncode == 2 and "not a certificate" in r.stderr
+    # the certificate is never written over a file that is not one
+    r = _cli("--certificate", str(junk), stdin="x...o\n")
+    assert r.returncode == 2 and junk.read_text() == "x...o\n"
