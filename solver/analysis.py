@@ -22,10 +22,12 @@ import math
 from dataclasses import dataclass
 import numpy as np
 
+from .limits import LimitError, StateLimitError
 from .notation import CUT, LOOP, Game, Number, Split, game_name, marks, signed, simplest_between
 from .options import OptionArrays
-from .oracle import Oracle
+from .oracle import Oracle, mover_value
 from .rules import O, PASS, X, Move, Position, Side, move_order_key
+from .scores import HALF, M, parent_score, value_threshold, widen
 
 DEFAULT_ORTH_DEPTH = 8  # levels of the summary's tree (JSON, tree form) when no depth is given
 SUMMARY_WIDTH = 100  # characters of the one-line summary when no depth is given
@@ -233,6 +235,157 @@ class Option:
 def _board_key(p: Position) -> tuple:
     """A board's key in the analyzer's caches: one analyzer may be asked about several boards."""
     return (p.board, p.rules, p.x, p.o, p.counter)
+
+
+# -- an exact value by tests (oracles that prove bounds) -----------------------------------------
+#
+# An oracle that answers "can the mover force a composite score of at least s?" (the search
+# engine) gives SPEC section 4's analysis without every move's value and depth: the depth is
+# the score inside the value's band, the preferred move the first in notation order that
+# reaches that score, the line the preferred moves followed.
+
+OPTIMAL_BUDGET = 1 << 20  # nodes each move may take to show whether it keeps the value
+
+
+@dataclass(frozen=True)
+class ExactLine:
+    """The analysis of a position whose value is exact and not 0, by tests: the depth, the
+    preferred move (SPEC section 4), the principal variation and the moves that keep the value
+    (None when showing it for every move took more than its budget or a limit stopped it)."""
+
+    depth: int
+    best_move: Move
+    line: list[Move]
+    optimal_moves: list[Move] | None
+
+
+def exact_score(oracle: Oracle, p: Position, value: int) -> int:
+    """The mover's composite score of p, whose value for the mover is ``value`` (not 0): the score
+    inside the value's band, by tests from what is known, each moving to the bound its answer
+    proves (MTD(f)). Raises LimitError."""
+    result = p.result()
+    if result is not None:
+        return mover_value(p, result) * M
+    lo, hi = (value * M - HALF + 1, value * M - 1) if value > 0 else (value * M + 1, value * M + HALF - 1)
+    known_lo, known_hi = oracle.score_bounds(p)
+    lo, hi = max(lo, min(known_lo, hi)), min(hi, max(known_hi, lo))
+    s = lo + 1
+    while lo < hi:
+        holds, r = oracle.score_test(p, s)
+        if holds:
+            lo = max(lo, min(r, hi))
+            s = lo + 1
+        else:
+            hi = min(hi, max(r, lo))
+            s = hi
+        s = max(lo + 1, min(s, hi))
+    return lo
+
+
+def keeps_score(oracle: Oracle, p: Position, move: Move, score: int) -> bool:
+    """Does ``move`` reach the mover's composite score ``score`` (an exact score of p, not 0)?"""
+    c = p.push(move)
+    result = c.result()
+    if result is not None:
+        return parent_score(-mover_value(c, result) * M) >= score
+    # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
+    return not oracle.score_test(c, -widen(score) + 1)[0]
+
+
+def keeps_value(oracle: Oracle, p: Position, move: Move, value: int, budget: int = 0) -> bool:
+    """Does ``move`` keep the mover's value ``value``?"""
+    c = p.push(move)
+    result = c.result()
+    if result is not None:
+        return -mover_value(c, result) == value
+    return not oracle.score_test(c, value_threshold(1 - value), budget)[0]
+
+
+def preferred_by_tests(oracle: Oracle, p: Position, score: int) -> Move:
+    """The preferred move (SPEC section 4) of a position of exact composite score ``score`` (not a
+    draw): the first move in notation order that reaches it."""
+    for m in p.legal_moves():
+        if keeps_score(oracle, p, m, score):
+            return m
+    raise AssertionError("no move reaches the position's exact score")
+
+
+def line_by_tests(oracle: Oracle, p: Position, score: int) -> list[Move]:
+    """The principal variation of a position of exact score ``score`` (not a draw): each preferred
+    move leads to the child's exact score, one ply nearer the end."""
+    moves = []
+    while not p.is_over():
+        m = preferred_by_tests(oracle, p, score)
+        moves.append(m)
+        p = p.push(m)
+        score = -widen(score)
+    return moves
+
+
+def tested_analysis(oracle: Oracle, p: Position, value: int) -> ExactLine:
+    """The depth, preferred move and line of p, whose value for the mover is ``value`` (exact, not
+    0), then, within a budget per move, the moves that keep the value. Raises LimitError (before
+    the line is known)."""
+    score = exact_score(oracle, p, value)
+    best = preferred_by_tests(oracle, p, score)
+    line = line_by_tests(oracle, p, score)
+    optimal: list[Move] | None = []
+    try:
+        for m in p.legal_moves():
+            if m == best or keeps_value(oracle, p, m, value, OPTIMAL_BUDGET):
+                optimal.append(m)  # type: ignore[union-attr]
+    except LimitError:
+        optimal = None
+    return ExactLine(abs(score - value * M), best, line, optimal)
+
+
+def draw_depth(oracle: Oracle, p: Position, memo: dict, limit: int) -> float:
+    """Depth of a drawn position (value 0) from values alone: 1 + the longest drawing child,
+    infinite through a cycle (a draw by infinite play); ``memo`` keeps what earlier walks found.
+    Raises StateLimitError past ``limit`` positions walked."""
+    on_path: set = set()
+    walked = 0
+
+    def drawing_children(q: Position) -> list[Position]:
+        return [c for c in (q.push(m) for m in q.legal_moves()) if oracle.value(c) == 0]
+
+    root_key = p.key()
+    if root_key in memo:
+        return float(memo[root_key])
+    # iterative depth-first walk: frames of (key, children, next index, longest so far)
+    stack: list[tuple] = [(root_key, drawing_children(p), 0, -1)]
+    on_path.add(root_key)
+    result = None
+    while stack:
+        key, children, i, longest = stack.pop()
+        if result is not None:  # a child just finished
+            longest = max(longest, result)
+            result = None
+            i += 1
+        if longest == math.inf or i >= len(children):
+            depth = math.inf if longest == math.inf else longest + 1
+            memo[key] = depth
+            on_path.discard(key)
+            result = depth
+            continue
+        c = children[i]
+        if c.is_over():
+            stack.append((key, children, i + 1, max(longest, 0)))
+            continue
+        ck = c.key()
+        if ck in on_path:
+            stack.append((key, children, i + 1, math.inf))
+            continue
+        if ck in memo:
+            stack.append((key, children, i + 1, max(longest, memo[ck])))
+            continue
+        walked += 1
+        if walked > limit:
+            raise StateLimitError(f"the length of this draw needs more than {limit:,} positions walked", walked)
+        stack.append((key, children, i, longest))
+        on_path.add(ck)
+        stack.append((ck, drawing_children(c), 0, -1))
+    return float(memo[root_key])
 
 
 # -- the analyzer ---------------------------------------------------------------------------------

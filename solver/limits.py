@@ -26,6 +26,10 @@ class TimeLimitError(LimitError):
     pass
 
 
+class BudgetError(LimitError):
+    """One question went past the nodes it was given (the work as a whole may go on)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Limits on the work of one solve: ``max_states`` positions solved (or nodes searched),

@@ -9,8 +9,9 @@ tier solver API, every member is marked:
 - REQUIRED (abstract): :attr:`Oracle.states`, :meth:`Oracle.prepare`, :meth:`Oracle.lookup`.
 - OPTIONAL, with a default that is correct for any oracle (an oracle overrides it to be
   faster, or to prove more under a limit): :meth:`~Oracle.lookup_many`, :meth:`~Oracle.value`,
-  :meth:`~Oracle.bounds`, :meth:`~Oracle.seed`, :meth:`~Oracle.exact_analysis`,
-  :meth:`~Oracle.option_arrays`, :meth:`~Oracle.proving_move`, :meth:`~Oracle.stop_message`.
+  :meth:`~Oracle.bounds`, :meth:`~Oracle.seed`, :meth:`~Oracle.score_test`,
+  :meth:`~Oracle.score_bounds`, :meth:`~Oracle.option_arrays`, :meth:`~Oracle.proving_move`,
+  :meth:`~Oracle.stop_message`.
 - Attributes every oracle has: ``name`` (what reports call it), ``unit`` (what ``states``
   counts), ``proves_bounds`` (``bounds`` narrows an interval under a limit rather than
   answering exactly or not at all), ``deadline`` (a ``time.monotonic()`` value the caller may
@@ -31,7 +32,7 @@ from typing import Callable, ClassVar
 from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError
 from .options import OptionArrays
 from .rules import Move, Position, Side, X
-from .scores import M, parent_score, score_of
+from .scores import INF_SCORE, M, parent_score, score_of
 
 
 @dataclass(frozen=True)
@@ -90,18 +91,6 @@ class Bounds:
     @property
     def exact(self) -> bool:
         return self.lower == self.upper
-
-
-@dataclass(frozen=True)
-class ExactLine:
-    """The analysis of a position whose value is exact and not 0, from an oracle that can give
-    it without every move's value: the depth, the moves that keep the value, the preferred one
-    (SPEC section 4) and the principal variation."""
-
-    depth: int
-    optimal_moves: list[Move]
-    best_move: Move
-    line: list[Move]
 
 
 STOP_REASONS = {"time": "out of time", "nodes": "the node limit", "budget": "the node limit",
@@ -185,11 +174,22 @@ class Oracle(ABC):
         """Start later work on ``position`` from bounds proved before (the mover's side; a move
         with its proved lower bound), for example read from a cache. Default: ignored."""
 
-    def exact_analysis(self, position: Position, value: int) -> ExactLine | None:
-        """The depth, optimal moves, preferred move and line of a position whose value for the
-        side to move is ``value`` (exact, not 0), without every move's value; None (the default)
-        when the oracle has no cheaper way than :meth:`lookup` of every move. Raises LimitError."""
-        return None
+    def score_test(self, position: Position, s: int, budget: int = 0) -> tuple[bool, int]:
+        """Can the side to move force a composite score (value and depth, :mod:`solver.scores`)
+        of at least ``s``? (the answer, a proved bound on the score that shows it). ``budget``:
+        nodes the question may take, where the oracle counts them (past it: :class:`solver.limits.BudgetError`).
+        Default: the exact score from :meth:`lookup`. Raises LimitError."""
+        result = position.result()
+        if result is not None:
+            score = mover_value(position, result) * M
+        else:
+            value, depth = self.lookup(position)
+            score = 0 if math.isinf(depth) else score_of(value, int(depth))
+        return score >= s, score
+
+    def score_bounds(self, position: Position) -> tuple[int, int]:
+        """What is already known about the mover's composite score, without work (default: nothing)."""
+        return -INF_SCORE, INF_SCORE
 
     def option_arrays(self, board: Position, side: Side, keep: int | None, limit: int) -> OptionArrays | None:
         """The options of ``side`` from ``board`` (SPEC section 5) read from a solved graph in one

@@ -48,10 +48,11 @@ import numpy as np
 from . import engine
 from .bitboards import build_tables, code_move, large_zeros, move_code, mover_bits
 from .board import Board
-from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError, default_memory_budget
-from .oracle import Bounds, ExactLine, Oracle, Progress, ProgressCallback, mover_value
+from .analysis import draw_depth, exact_score
+from .limits import BudgetError, LimitError, MemoryLimitError, StateLimitError, TimeLimitError, default_memory_budget
+from .oracle import Bounds, Oracle, Progress, ProgressCallback, mover_value
 from .rules import Move, Position, Rules, X
-from .scores import CUT_SCORE, HALF, INF_SCORE, M, parent_score, score_class, value_threshold, widen
+from .scores import CUT_SCORE, INF_SCORE, M, parent_score, score_class, value_threshold, widen
 
 SYMMETRY_MAX_SQUARES = 25  # on larger boards symmetric transpositions are too rare to pay for the key
 HORIZON_LIMIT = 255  # the largest horizon before the search without one (plies left fit a byte)
@@ -726,26 +727,27 @@ class SearchOracle(Oracle):
 
     # -- depths, preferred moves and lines by tests -------------------------------------------
 
-    def exact_analysis(self, p: Position, value: int) -> ExactLine:
-        """The depth, optimal moves, preferred move and line of p, whose value for the mover is
-        ``value`` (exact, not 0), by null-window tests: a test per move instead of every move's
-        value and depth. Raises LimitError."""
-        optimal = [m for m in p.legal_moves() if self.keeps_value(p, m, value)]
-        score = self.exact_score(p)
-        return ExactLine(abs(score - value * M), optimal, self.preferred(p, score), self.line(p, score))
+    def score_test(self, position: Position, s: int, budget: int = 0) -> tuple[bool, int]:
+        """Can the mover force a composite score of at least ``s``? (the oracle contract: a test,
+        its bound kept for later questions about the same position). Raises LimitError
+        (:class:`solver.limits.BudgetError` past ``budget`` nodes)."""
+        result = position.result()
+        if result is not None:
+            score = mover_value(position, result) * M
+            return score >= s, score
+        mine, theirs, counter = self._bits(position)
+        try:
+            a = self.test_answer(mine, theirs, counter, s, budget)
+        except SearchStopped as stop:
+            if stop.reason == "budget":
+                raise BudgetError(f"the question went past {budget:,} nodes") from None
+            raise self._limit_error(SearchBounds(0, 0, None, 0, 0, 0.0, stop.reason)) from None
+        self._note_score(mine, theirs, counter, a.holds, a.score)
+        return a.holds, a.score
 
-    def exact_score(self, p) -> int:
-        """The mover's exact composite score (value and depth) of a position that is not a draw
-        by value; raises LimitError."""
-        r = p.result()
-        if r is not None:
-            return mover_value(p, r) * M
-        mine, theirs, counter = self._bits(p)
-        u = self.value_of(mine, theirs, counter)
-        if u == 0:
-            return 0
-        d = self.depth_of(mine, theirs, counter, u)
-        return u * M - d if u > 0 else u * M + d
+    def score_bounds(self, position: Position) -> tuple[int, int]:
+        """The bounds on the mover's composite score that tests have proved so far."""
+        return self._scores.get(self._bits(position), (-INF_SCORE, INF_SCORE))
 
     def _test_or_raise(self, mine, theirs, counter, s, value: int = 0) -> tuple[bool, int]:
         """:meth:`test`, a stop raised as the limit error (with ``value`` as the bounds, when known)."""
@@ -753,45 +755,6 @@ class SearchOracle(Oracle):
             return self.test(mine, theirs, counter, s)
         except SearchStopped as stop:
             raise self._limit_error(SearchBounds(value, value, None, value, 0, 0.0, stop.reason)) from None
-
-    def keeps(self, p, move, score: int) -> bool:
-        """Does the move reach the mover's score ``score`` (an exact score of p, not 0)?"""
-        c = p.push(move)
-        r = c.result()
-        if r is not None:
-            child = mover_value(c, r) * M
-            return parent_score(-child) >= score
-        mine, theirs, counter = self._bits(c)
-        # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
-        return not self._test_or_raise(mine, theirs, counter, -widen(score) + 1)[0]
-
-    def keeps_value(self, p, move, u: int) -> bool:
-        """Does the move keep the mover's value u?"""
-        c = p.push(move)
-        r = c.result()
-        if r is not None:
-            return -mover_value(c, r) == u
-        mine, theirs, counter = self._bits(c)
-        return not self._test_or_raise(mine, theirs, counter, value_threshold(1 - u))[0]
-
-    def preferred(self, p, score: int):
-        """The preferred move (SPEC section 4) of a position whose exact score is ``score``
-        (not a draw): the first move in notation order that reaches that score."""
-        for m in p.legal_moves():
-            if self.keeps(p, m, score):
-                return m
-        raise AssertionError("no move reaches the position's exact score")
-
-    def line(self, p, score: int) -> list:
-        """The principal variation from a position of exact score ``score`` (not a draw): each
-        preferred move leads to the child's exact score, one ply nearer the end."""
-        moves = []
-        while not p.is_over():
-            m = self.preferred(p, score)
-            moves.append(m)
-            p = p.push(m)
-            score = -widen(score)
-        return moves
 
     def value(self, p) -> int:
         """The value for the side to move."""
@@ -810,85 +773,9 @@ class SearchOracle(Oracle):
         else:
             mine, theirs, counter = self._bits(p)
             u = self.value_of(mine, theirs, counter)
-            result = (u, self.depth_of(mine, theirs, counter, u) if u else self._draw_depth(p))
+            if u:
+                result = (u, abs(exact_score(self, p, u) - u * M))
+            else:
+                result = (u, draw_depth(self, p, self._draw_memo, self.draw_walk_limit))
         self._results[key] = result
         return result
-
-    def depth_of(self, mine, theirs, counter, u) -> int:
-        """Depth of a position of known value u != 0: its exact score inside u's band, by
-        null-window tests on the score from the best conceivable one down (MTD(f))."""
-        lo = u * M - HALF + 1  # the score is at least lo ...
-        hi = u * M + HALF - 1  # ... and at most hi
-        if u > 0:
-            hi = u * M - 1  # at least one ply
-        else:
-            lo = u * M + 1
-        known_lo, known_hi = self._scores.get((int(mine), int(theirs), int(counter)), (lo, hi))
-        lo, hi = max(lo, min(known_lo, hi)), min(hi, max(known_hi, lo))
-        # MTD(f) from the proved lower bound: the fail-soft answers jump towards the score
-        s = lo + 1
-        while lo < hi:
-            holds, r = self._test_or_raise(mine, theirs, counter, s, u)
-            if holds:
-                lo = max(lo, min(r, hi))
-                s = lo + 1
-            else:
-                hi = min(hi, max(r, lo))
-                s = hi
-            s = max(lo + 1, min(s, hi))
-        return abs(lo - u * M)
-    def _draw_depth(self, p: Position) -> float:
-        """Depth of a drawn position: 1 + the longest drawing child, infinite through a cycle."""
-        memo = self._draw_memo
-        on_path: set = set()
-        walked = 0
-
-        def drawing_children(q):
-            out = []
-            for m in q.legal_moves():
-                c = q.push(m)
-                if self.value(c) == 0:
-                    out.append(c)
-            return out
-
-        # Iterative depth-first walk: frames of (key, children, next index, longest so far).
-        def key_of(q):
-            return self._key(*self._bits(q))[:3]
-
-        root_key = key_of(p)
-        if root_key in memo:
-            return memo[root_key]
-        stack: list[tuple] = [(root_key, drawing_children(p), 0, -1)]
-        on_path.add(root_key)
-        result = None
-        while stack:
-            key, children, i, longest = stack.pop()
-            if result is not None:  # a child just finished
-                longest = max(longest, result)
-                result = None
-                i += 1
-            if longest == float("inf") or i >= len(children):
-                value = float("inf") if longest == float("inf") else longest + 1
-                memo[key] = value
-                on_path.discard(key)
-                result = value
-                continue
-            c = children[i]
-            if c.is_over():
-                stack.append((key, children, i + 1, max(longest, 0)))
-                continue
-            ck = key_of(c)
-            if ck in on_path:
-                stack.append((key, children, i + 1, float("inf")))
-                continue
-            if ck in memo:
-                stack.append((key, children, i + 1, max(longest, memo[ck])))
-                continue
-            walked += 1
-            if walked > self.draw_walk_limit:
-                raise StateLimitError(f"the length of this draw needs more than {self.draw_walk_limit:,} positions "
-                                      "walked", walked)
-            stack.append((key, children, i, longest))
-            on_path.add(ck)
-            stack.append((ck, drawing_children(c), 0, -1))
-        return memo[root_key]

@@ -29,7 +29,7 @@ from math import comb
 from pathlib import Path
 
 from . import certificate
-from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class
+from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class, tested_analysis
 from .formats import Entry, parse_position
 from .limits import LimitError, Limits, default_memory_budget
 from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
@@ -284,10 +284,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             continue
         nodes0 = oracle.states
         try:
-            fast = None
             if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
-                fast = oracle.exact_analysis(p, res.interval.lower * p.turn.sign)
-            if fast is not None:
+                fast = tested_analysis(oracle, p, res.interval.lower * p.turn.sign)
                 end = p
                 for m in fast.line:
                     end = end.push(m)

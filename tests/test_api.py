@@ -12,7 +12,7 @@ import pytest
 import solver
 from helpers import random_positions
 from solver import Limits, Position, Solver, parse_position
-from solver.analysis import Analyzer
+from solver.analysis import Analyzer, tested_analysis
 from solver.cli import main
 from solver.retro import RetroOracle
 from solver.search import SearchOracle
@@ -20,6 +20,7 @@ from solver.formats import PositionFormatError, read_positions
 from solver.oracle import Oracle, Progress
 from solver.reference import ReferenceOracle
 from solver.rules import CLASSIC, O, UAI, X, Side
+from solver.scores import score_of, value_threshold, widen
 from solver.tablebase import TableOracle, Tablebase, build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,8 +152,15 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
             assert o.value(q) == Oracle.value(o, q) == want[0]
             b, d = o.bounds(q), Oracle.bounds(o, q)
             assert (b.lower, b.upper, b.stopped) == (d.lower, d.upper, d.stopped) == (want[0], want[0], None)
-        if want[0] != 0:  # the search's analysis by tests against the reference's, move by move
-            fast = SearchOracle(q.board, rules).exact_analysis(q, want[0])
+        for o in (RetroOracle(q.board, rules), SearchOracle(q.board, rules)):  # score tests and proving moves
+            thresholds = {value_threshold(want[0]), value_threshold(want[0] + 1), score_of(want[0], int(min(want[1], 64)))}
+            for s in thresholds - {0}:
+                assert o.score_test(q, s)[0] == Oracle.score_test(ref, q, s)[0], (q, s, o.name)
+            proof = o.proving_move(q, value_threshold(want[0]))  # a move, and the score it proves
+            assert proof is not None and proof[1] >= value_threshold(want[0])
+            assert not Oracle.score_test(ref, q.push(proof[0]), -widen(proof[1]) + 1)[0], (q, proof)
+        if want[0] != 0:  # the analysis by tests (the search's path) against the reference's, move by move
+            fast = tested_analysis(SearchOracle(q.board, rules), q, want[0])
             an = Analyzer(ref)
             infos = an.moves(q)
             assert fast.depth == want[1] and fast.best_move == an.best_move(q)

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -168,7 +169,7 @@ def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, ca
     assert status == 0  # the value is exact; its depth and the moves' values are not
     assert "X to move: X wins by 9 (value +9), depth not computed" in out
     assert "  moves: not computed (each move's value and depth need the analysis that stopped)" in out
-    assert "  stopped after 200,001 nodes: the search went past 200,000 nodes" in out
+    assert re.search(r"  stopped after 200,0\d\d nodes: the search went past 200,000 nodes", out)
 
 
 def test_commands_are_subcommands_and_solve_is_the_default(tmp_path, monkeypatch, capsys):
@@ -188,7 +189,7 @@ def test_commands_are_subcommands_and_solve_is_the_default(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["uai"], "ataxx-solve: error: 'uai' is neither a command (solve, batch, verify, perft, bench, cache, tables) "
+    (["uai"], "ataxx-solve: error: 'uai' is neither a command (solve, batch, verify, perft, bench, cache, tables, certificate) "
               "nor a file (see ataxx-solve --help)"),
     (["tables", "frobnicate"], "ataxx-solve tables: error: argument ACTION: invalid choice: 'frobnicate'"),
     (["batch", "x.txt", "--bogus"], "ataxx-solve batch: error: unrecognized arguments: --bogus "

@@ -50,7 +50,8 @@ from numba import njit
 from .. import scores
 from . import ttable
 from .bits import lowest_square, popcount
-from .kernels import canonical, game_status, grow, grow_rows, key_hash, map_move_by, next_counter, play
+from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
+                      play)
 from .search import fill_out
 
 INF = np.int64(1 << 40)  # a proof or disproof number that is infinite
@@ -248,6 +249,8 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts):
     node_limit = stats[S_NODE_LIMIT]
     nbmask = tt.shape[0] // ttable.BUCKET - 1
     nsym = symperm.shape[0]
+    squares = np.int64(popcount(playable))
+    top = squares * scores.M - scores.HALF  # a threshold above it asks for every square
     cap = 256
     fr = np.zeros((cap, NF), np.int64)
     fm = np.empty(cap, np.uint64)
@@ -292,6 +295,23 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts):
             else:
                 cm, ct, sym = m, t, np.int64(0)
             empties = np.int64(popcount(playable & ~(m | t)))
+            if sn > top or sn <= -top:
+                # every square at best, and not before the game can end (mate-distance pruning)
+                d = max(np.int64(1), min_plies_to_end(m, t, c, playable, reach, rules))
+                if sn > squares * scores.M - d:
+                    ret_pn, ret_dn, ret_dep = INF, np.int64(0), NONE
+                    if ply == 0:
+                        return sn - 1
+                    ply -= 1
+                    state = RETURNED
+                    continue
+                if sn <= -squares * scores.M + d:
+                    ret_pn, ret_dn, ret_dep = np.int64(0), INF, NONE
+                    if ply == 0:
+                        return sn
+                    ply -= 1
+                    state = RETURNED
+                    continue
             repeated = -1
             if loopy and ply > 0:
                 i = ply - 1

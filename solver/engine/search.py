@@ -89,6 +89,12 @@ search (lockless entries), plus, per thread, a small table for the nodes a few
 plies from the horizon (most nodes, each cheap) that stays in the processor's
 cache; which table only decides what is kept where, never what a bound means.
 
+A test whose threshold asks for every square (a depth test of the largest value)
+is cut as chess engines cut mates: a position cannot end in fewer plies than
+:func:`kernels.min_plies_to_end` says (at least one), so a mover who needs the
+largest value sooner than that fails at once, and so does one whose opponent
+needs it (mate-distance pruning; exact, a bound on every line from the node).
+
 Before searching a node's moves, the node's own table move is tried first
 without generating the others (most cut-offs come from it); when it does not cut,
 the other moves are generated, and where enough plies are left the table is read
@@ -481,6 +487,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts):
     ttflat = tt.reshape(-1)  # the same entries as words, for prefetching
     nbmask_n = ttn.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
+    squares = np.int64(popcount(playable))
+    top = squares * M - M // 2  # a score above it is a value of every square
     cap = 256
     fr = np.zeros((cap, NF), np.int64)
     fm = np.empty(cap, np.uint64)
@@ -575,6 +583,16 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts):
                 ply -= 1
                 state = RETURNED
                 continue
+            if ply > 0 and (be > top or al < -top):
+                # a value of every square at best (mate-distance pruning): the game lasts at least
+                # another ply, and at least what min_plies_to_end says
+                d = max(np.int64(1), min_plies_to_end(m, t, c, playable, reach, rules))
+                if squares * M - d < be or -squares * M + d > al:
+                    ret_score = squares * M - d if squares * M - d < be else -squares * M + d
+                    ret_dep = NONE
+                    ply -= 1
+                    state = RETURNED
+                    continue
             repeated = -1
             if loopy:
                 i = ply - 1
