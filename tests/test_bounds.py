@@ -60,6 +60,32 @@ def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
     assert checked >= 200 and partial >= 20 and moves >= 50
 
 
+PROVERS = {"dfpn": [("D",)], "ladders": [("P", "F")], "one thread": None, "race": None}
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.parametrize("how", PROVERS, ids=str)
+def test_each_prover_and_the_race_give_the_reference_values(rules, how):
+    """The proof-number search alone, the alpha-beta ladders alone (horizons forced on small
+    boards), both on one thread in turns, and both racing on two threads: the same values and
+    best moves as the reference, and under low node limits intervals that hold it."""
+    checked = 0
+    for p in _roots(31, rules, 40):
+        ref = ReferenceSolution([p], max_states=100_000)
+        value = ref.lookup(p)[0]  # the mover's
+        for limit in (0, 30, 300):
+            oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, horizon_limit=12,
+                                  threads=2 if how == "race" else 1)
+            oracle.provers = PROVERS[how]
+            b = oracle.bounds(p)
+            assert b.lower <= value <= b.upper, (p, how, limit, b)
+            assert limit or b.exact, (p, how, b)
+            if b.best_lower > -p.board.playable.bit_count():
+                assert -ref.lookup(p.push(b.best_move))[0] >= b.best_lower, (p, how, b)
+            checked += 1
+    assert checked >= 90
+
+
 def test_an_interrupted_search_reports_bounds_and_its_reason():
     p = parse_position("xxxox2/xxoooo1/oxooooo/oxoxxxx/ooxxooo/xxxxooo/oooxoo1 x 0 32").position
     oracle = SearchOracle(p.board, p.rules, node_limit=20_000)
