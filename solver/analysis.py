@@ -245,6 +245,9 @@ def _board_key(p: Position) -> tuple:
 # reaches that score, the line the preferred moves followed.
 
 OPTIMAL_BUDGET = 1 << 20  # nodes each move may take to show whether it keeps the value
+# nodes each test of the depth may take: where jump wars can repeat, the longest loss is a long
+# question (3 empty squares of a 7 x 7 board: 3 billion nodes); the value stays exact without it
+DEPTH_BUDGET = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,7 @@ class ExactLine:
     optimal_moves: list[Move] | None
 
 
-def exact_score(oracle: Oracle, p: Position, value: int) -> int:
+def exact_score(oracle: Oracle, p: Position, value: int, budget: int = 0) -> int:
     """The mover's composite score of p, whose value for the mover is ``value`` (not 0): the score
     inside the value's band, by tests from what is known, each moving to the bound its answer
     proves (MTD(f)). Raises LimitError."""
@@ -271,7 +274,7 @@ def exact_score(oracle: Oracle, p: Position, value: int) -> int:
     lo, hi = max(lo, min(known_lo, hi)), min(hi, max(known_hi, lo))
     s = lo + 1
     while lo < hi:
-        holds, r = oracle.score_test(p, s)
+        holds, r = oracle.score_test(p, s, budget)
         if holds:
             lo = max(lo, min(r, hi))
             s = lo + 1
@@ -282,14 +285,14 @@ def exact_score(oracle: Oracle, p: Position, value: int) -> int:
     return lo
 
 
-def keeps_score(oracle: Oracle, p: Position, move: Move, score: int) -> bool:
+def keeps_score(oracle: Oracle, p: Position, move: Move, score: int, budget: int = 0) -> bool:
     """Does ``move`` reach the mover's composite score ``score`` (an exact score of p, not 0)?"""
     c = p.push(move)
     result = c.result()
     if result is not None:
         return parent_score(-mover_value(c, result) * M) >= score
     # parent_score(-child) >= score  <=>  child <= -widen(score)  <=>  not (child >= -widen(score) + 1)
-    return not oracle.score_test(c, -widen(score) + 1)[0]
+    return not oracle.score_test(c, -widen(score) + 1, budget)[0]
 
 
 def keeps_value(oracle: Oracle, p: Position, move: Move, value: int, budget: int = 0) -> bool:
@@ -301,34 +304,35 @@ def keeps_value(oracle: Oracle, p: Position, move: Move, value: int, budget: int
     return not oracle.score_test(c, value_threshold(1 - value), budget)[0]
 
 
-def preferred_by_tests(oracle: Oracle, p: Position, score: int) -> Move:
+def preferred_by_tests(oracle: Oracle, p: Position, score: int, budget: int = 0) -> Move:
     """The preferred move (SPEC section 4) of a position of exact composite score ``score`` (not a
     draw): the first move in notation order that reaches it."""
     for m in p.legal_moves():
-        if keeps_score(oracle, p, m, score):
+        if keeps_score(oracle, p, m, score, budget):
             return m
     raise AssertionError("no move reaches the position's exact score")
 
 
-def line_by_tests(oracle: Oracle, p: Position, score: int) -> list[Move]:
+def line_by_tests(oracle: Oracle, p: Position, score: int, budget: int = 0) -> list[Move]:
     """The principal variation of a position of exact score ``score`` (not a draw): each preferred
     move leads to the child's exact score, one ply nearer the end."""
     moves = []
     while not p.is_over():
-        m = preferred_by_tests(oracle, p, score)
+        m = preferred_by_tests(oracle, p, score, budget)
         moves.append(m)
         p = p.push(m)
         score = -widen(score)
     return moves
 
 
-def tested_analysis(oracle: Oracle, p: Position, value: int) -> ExactLine:
+def analysis_by_tests(oracle: Oracle, p: Position, value: int) -> ExactLine:
     """The depth, preferred move and line of p, whose value for the mover is ``value`` (exact, not
     0), then, within a budget per move, the moves that keep the value. Raises LimitError (before
-    the line is known)."""
-    score = exact_score(oracle, p, value)
-    best = preferred_by_tests(oracle, p, score)
-    line = line_by_tests(oracle, p, score)
+    the line is known; :class:`~solver.limits.BudgetError` when a test of the depth, the preferred
+    move or the line goes past :data:`DEPTH_BUDGET` nodes)."""
+    score = exact_score(oracle, p, value, DEPTH_BUDGET)
+    best = preferred_by_tests(oracle, p, score, DEPTH_BUDGET)
+    line = line_by_tests(oracle, p, score, DEPTH_BUDGET)
     optimal: list[Move] | None = []
     try:
         for m in p.legal_moves():

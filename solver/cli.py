@@ -48,6 +48,7 @@ from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
+from .search import TableFileError
 from .solving import ALGORITHMS, Solver
 from .tablebase import (Executor, MissingTableError, Tablebase, TableError, board_name, build, check_tables,
                         compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name)
@@ -219,6 +220,9 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--tree-depth", type=_whole(0, MAX_SUMMARY_DEPTH), default=DEFAULT_TREE_DEPTH, metavar="N",
                    help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
     p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
+    p.add_argument("--table-file", metavar="FILE",
+                   help="the search resumes from FILE when it exists and saves its tables to it after each position, "
+                        "so that several runs add up (one board and rule set per file)")
     p.add_argument("--certificate", metavar="FILE",
                    help="write every bound proved with the strategy that proves it, for 'ataxx-solve certificate "
                         "check FILE' (FILE, FILE-2, ... for several positions)")
@@ -296,7 +300,8 @@ def solve_command(args: argparse.Namespace) -> int:
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
-                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads)
+                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads,
+                    table_file=args.table_file)
     unbounded_said = args.timeout is not None or args.max_states is not None
     for item in items:
         if isinstance(item, PositionFormatError):
@@ -306,7 +311,7 @@ def solve_command(args: argparse.Namespace) -> int:
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
         try:
             analyzer = solver.analyzer(item.position)
-        except MissingTableError as exc:
+        except (MissingTableError, TableFileError) as exc:
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
-from .limits import LimitError, MemoryLimitError, StateLimitError, TimeLimitError
+from .limits import BudgetError, LimitError, MemoryLimitError, StateLimitError, TimeLimitError
 from .options import OptionArrays
 from .rules import Move, Position, Side, X
 from .scores import INF_SCORE, M, parent_score, score_of
@@ -95,7 +95,8 @@ class Bounds:
 
 STOP_REASONS = {"time": "out of time", "nodes": "the node limit", "budget": "the node limit",
                 "memory": "the memory budget", "stack": "the memory budget", "states": "the state limit",
-                "interrupt": "interrupted"}
+                "interrupt": "interrupted",
+                "depth": "a test of the depth went past its node budget (the value is exact)"}
 
 
 def stop_reason(exc: BaseException) -> str:
@@ -106,6 +107,8 @@ def stop_reason(exc: BaseException) -> str:
         return "time"
     if isinstance(exc, MemoryLimitError):
         return "memory"
+    if isinstance(exc, BudgetError):
+        return "depth"
     if isinstance(exc, StateLimitError):
         return "nodes" if "node" in str(exc) else "states"
     return "limit"

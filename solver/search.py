@@ -46,8 +46,11 @@ the best move reported always carries its bound.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import tempfile
 import threading
+import zipfile
 import time
 from dataclasses import dataclass
 from collections.abc import Iterator
@@ -65,6 +68,7 @@ from .rules import Move, Position, Rules, X
 from .scores import CUT_SCORE, INF_SCORE, M, parent_score, score_class, value_threshold, widen
 
 SYMMETRY_MAX_SQUARES = 25  # on larger boards symmetric transpositions are too rare to pay for the key
+SMALL_BOARD = 20  # squares: up to this many, the search without a horizon answers at once (cycles close quickly)
 HORIZON_LIMIT = 255  # the largest horizon before the search without one (plies left fit a byte)
 ETC_LEFT = 10  # enhanced transposition cut-offs at nodes with at least this many plies left (measured)
 NEAR_LEFT = 8  # nodes with at most this many plies to the horizon use the small table (ETC_LEFT > NEAR_LEFT + 1)
@@ -82,6 +86,17 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+class TableFileError(ValueError):
+    """A search table file that cannot be used here (the message names the file and why)."""
+
+
+TABLE_FILE_FORMAT = "ataxx-search-table 1"
+
+
+def _board_id(board: Board) -> str:
+    return f"{board.rows}x{board.cols} blocks {board.blocks:#x}"
 
 
 class SearchStopped(Exception):
@@ -211,7 +226,7 @@ class SearchOracle(Oracle):
         # Finite proofs with a horizon first on large boards, where long jump wars make the full
         # search explode; on small boards cycles close quickly: the full search at once.
         if horizon_limit is None:
-            horizon_limit = HORIZON_LIMIT if board.size > SYMMETRY_MAX_SQUARES else 0
+            horizon_limit = HORIZON_LIMIT if board.size > SMALL_BOARD else 0
         self.horizon_limit = min(horizon_limit, 255)
         self.squares = board.playable.bit_count()
         self.etc_left = ETC_LEFT
@@ -590,7 +605,7 @@ class SearchOracle(Oracle):
             if not progressed:
                 budget *= 4
         if best_move is None:
-            best_move = self._guess_move(mine, theirs, counter)
+            best_move = self.guess_move(mine, theirs, counter)
         self._status = None
         done = lo == hi or (outcome_only and outcome_known(lo, hi))
         return SearchBounds(lo, hi, best_move, best_lower, self.states - start_nodes, time.monotonic() - t0,
@@ -606,7 +621,7 @@ class SearchOracle(Oracle):
             hi = min(hi, r)
         self._scores[key] = (lo, hi)
 
-    def _guess_move(self, mine: int, theirs: int, counter: int) -> int:
+    def guess_move(self, mine: int, theirs: int, counter: int) -> int:
         """The table's move for the position, else the first move in the search's order."""
         T = self.tables
         code = int(engine.search.table_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon,
@@ -711,6 +726,62 @@ class SearchOracle(Oracle):
             if not self._test_or_raise(cm, ct, cc, -widen(s) + 1)[0]:
                 return move, s
         return None
+
+    # -- a search saved to disk ------------------------------------------------------------------
+
+    def save_tables(self, path: str | os.PathLike[str]) -> None:
+        """Write what this search has found (its tables, the horizons its ladders reached and the
+        bounds it proved) to ``path``, whole or not at all, so that a later run resumes from it
+        (:meth:`load_tables`). Raises OSError."""
+        header = {"format": TABLE_FILE_FORMAT, "board": _board_id(self.tables.board), "rules": self.rules.name,
+                  "symmetry": int(self.tables.nsym > 1), "nodes": self.states,
+                  "ladder": [[*k[:4], k[4], v] for k, v in self._ladder.items()],
+                  "scores": [[*k, *v] for k, v in self._scores.items()],
+                  "bounds": [[*k, *v] for k, v in self._bounds.items()]}
+        dtt = self.dtt if self.dtt is not None else np.zeros((0, engine.search.ENTRY_WORDS), np.uint64)
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".search-table.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, header=np.frombuffer(json.dumps(header).encode(), np.uint8), tt=self.tt, dtt=dtt)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def load_tables(self, path: str | os.PathLike[str]) -> int:
+        """Resume from what :meth:`save_tables` wrote: the tables (of the size they were saved at),
+        the ladders' horizons and the bounds proved; returns the nodes that work took. Raises
+        :class:`TableFileError` for a file of another board, rules or format, or a damaged one."""
+        name = os.fspath(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(bytes(data["header"]).decode())
+                if header.get("format") != TABLE_FILE_FORMAT:
+                    raise TableFileError(f"{name}: not a search table of this version")
+                if header["board"] != _board_id(self.tables.board) or header["rules"] != self.rules.name:
+                    raise TableFileError(f"{name}: the table is for another board or rule set "
+                                         f"({header['board']}, {header['rules']})")
+                if header["symmetry"] != int(self.tables.nsym > 1):
+                    raise TableFileError(f"{name}: the table was made with other symmetries")
+                tt = data["tt"]
+                dtt = data["dtt"] if "dtt" in data.files and data["dtt"].shape[0] else None
+                if tt.ndim != 2 or tt.shape[1] != engine.search.ENTRY_WORDS or tt.shape[0] & (tt.shape[0] - 1):
+                    raise TableFileError(f"{name}: the table has a shape no search makes")
+                self.tt = large_zeros(tt.shape, np.uint64)
+                self.tt[:] = tt
+                if dtt is not None:
+                    self.dtt = large_zeros(dtt.shape, np.uint64)
+                    self.dtt[:] = dtt
+                self._ladder.update({(a, b, c, d, e): h for a, b, c, d, e, h in header["ladder"]})
+                self._scores.update({(a, b, c): (lo, hi) for a, b, c, lo, hi in header["scores"]})
+                self._bounds.update({(a, b, c): (lo, hi, mv, ml) for a, b, c, lo, hi, mv, ml in header["bounds"]})
+                return int(header.get("nodes", 0))
+        except TableFileError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            raise TableFileError(f"{name}: cannot read it as a search table ({exc.__class__.__name__})") from None
 
     def stop_message(self, reason: str) -> str:  # noqa: D102 - the contract's
         """Why a search stopped, in a few words ('' for an interrupt)."""

@@ -23,13 +23,14 @@ answered from tablebases instead.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Mapping
 from math import comb
 from pathlib import Path
 
 from . import certificate
-from .analysis import Analyzer, Evaluation, Interval, Line, proved_outcome_class, tested_analysis
+from .analysis import DEPTH_BUDGET, Analyzer, Evaluation, Interval, Line, proved_outcome_class, analysis_by_tests
 from .formats import Entry, parse_position
 from .limits import LimitError, Limits, default_memory_budget
 from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
@@ -96,6 +97,7 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         search.bounds(p)
         search.threads = 1
         search.bounds(p.replace(turn=O))
+        search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
 
 
 class Solver:
@@ -108,11 +110,15 @@ class Solver:
     while an engine works (nothing is printed). ``tables``: answer from tablebases.
     ``orth_depth``: the depth of orthodox summaries (default: as deep as fits a line).
     ``threads``: how many threads one search uses (default: every processor).
+    ``table_file``: a file the search resumes from, when it exists, and saves what it found to
+    after each solve, so that several runs add up (:meth:`SearchOracle.save_tables`; raises
+    :class:`~solver.search.TableFileError` for a file it cannot use).
     """
 
     def __init__(self, rules: Rules | str = CLASSIC, algorithm: str = "auto", limits: Limits | None = None,
                  progress: ProgressCallback | None = None, tables: Tablebase | str | Path | None = None,
-                 orth_depth: int | None = None, threads: int | None = None):
+                 orth_depth: int | None = None, threads: int | None = None,
+                 table_file: str | Path | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})")
         self.rules = parse_rules(rules) if isinstance(rules, str) else rules
@@ -122,6 +128,7 @@ class Solver:
         self.tables = Tablebase(tables) if isinstance(tables, (str, Path)) else tables
         self.orth_depth = orth_depth
         self.threads = threads
+        self.table_file = table_file
 
     def __repr__(self) -> str:
         return (f"Solver(rules={self.rules.name!r}, algorithm={self.algorithm!r}, limits={self.limits!r}"
@@ -155,6 +162,8 @@ class Solver:
         else:
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
                                   node_limit=lim.max_states or 0, threads=self.threads)
+            if self.table_file is not None and os.path.exists(self.table_file):
+                oracle.load_tables(self.table_file)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
         oracle.deadline = lim.deadline_from_now()
         oracle.progress = self.progress
@@ -195,6 +204,8 @@ class Solver:
         report = _solve(entry, analyzer, sides, moves, outcome_only, known)
         if certify:
             _certify(report, analyzer.oracle)
+        if self.table_file is not None and isinstance(analyzer.oracle, SearchOracle):
+            analyzer.oracle.save_tables(self.table_file)  # OSError: the caller's
         return report
 
 
@@ -285,7 +296,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
         nodes0 = oracle.states
         try:
             if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
-                fast = tested_analysis(oracle, p, res.interval.lower * p.turn.sign)
+                fast = analysis_by_tests(oracle, p, res.interval.lower * p.turn.sign)
                 end = p
                 for m in fast.line:
                     end = end.push(m)
@@ -309,7 +320,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.stopped = stop_reason(exc)
             if proves_bounds:  # the side's nodes count the analysis too; the message says why only
                 res.nodes += oracle.states - nodes0
-                res.stop_message = oracle.stop_message(res.stopped) or None
+                res.stop_message = (f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)"
+                                    if res.stopped == "depth" else oracle.stop_message(res.stopped)) or None
             else:
                 res.stop_message = str(exc) or None
             if res.stopped == "interrupt":

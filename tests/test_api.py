@@ -12,7 +12,7 @@ import pytest
 import solver
 from helpers import random_positions
 from solver import Limits, Position, Solver, parse_position
-from solver.analysis import Analyzer, tested_analysis
+from solver.analysis import Analyzer, analysis_by_tests
 from solver.cli import main
 from solver.retro import RetroOracle
 from solver.search import SearchOracle
@@ -160,7 +160,7 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
             assert proof is not None and proof[1] >= value_threshold(want[0])
             assert not Oracle.score_test(ref, q.push(proof[0]), -widen(proof[1]) + 1)[0], (q, proof)
         if want[0] != 0:  # the analysis by tests (the search's path) against the reference's, move by move
-            fast = tested_analysis(SearchOracle(q.board, rules), q, want[0])
+            fast = analysis_by_tests(SearchOracle(q.board, rules), q, want[0])
             an = Analyzer(ref)
             infos = an.moves(q)
             assert fast.depth == want[1] and fast.best_move == an.best_move(q)

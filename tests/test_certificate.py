@@ -125,3 +125,27 @@ def test_the_command_writes_and_checks_certificates(tmp_path):
     # the certificate is never written over a file that is not one
     r = _cli("--certificate", str(junk), stdin="x...o\n")
     assert r.returncode == 2 and junk.read_text() == "x...o\n"
+
+
+
+def test_a_search_table_file_resumes_a_search_and_refuses_what_is_not_its_own(tmp_path):
+    """--table-file: a second run starts from what the first proved (the same value, less work);
+    a file of another board, or one the search did not write, is refused in one line and left as
+    it was."""
+    from solver.search import TableFileError
+    from solver.solving import Solver
+
+    text = "ooxxxx1/ooooooo/oxoxx2/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"
+    table = tmp_path / "t.search"
+    first = Solver(algorithm="search", threads=1, table_file=table).solve(text)
+    assert table.exists() and first.exact
+    again = Solver(algorithm="search", threads=1, table_file=table).solve(text)
+    assert again.sides[0].interval == first.sides[0].interval and again.states < first.states
+    with pytest.raises(TableFileError, match="another board"):
+        Solver(algorithm="search", threads=1, table_file=table).analyzer(parse_position("x5/6/6/6/6/5o x").position)
+    alien = tmp_path / "notes.txt"
+    alien.write_text("mine\n")
+    r = subprocess.run([sys.executable, "-m", "solver", "--solver", "search", "--table-file", str(alien)],
+                       input=text + "\n", capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "notes.txt" in r.stderr, r.stderr
+    assert alien.read_text() == "mine\n"
