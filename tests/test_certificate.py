@@ -16,7 +16,7 @@ from helpers import random_positions
 from solver import certificate as C
 from solver.formats import parse_position
 from solver.reference import ReferenceOracle, ReferenceSolution
-from solver.rules import CLASSIC, O, UAI, X, Position
+from solver.rules import CLASSIC, O, UAI, X
 from solver.search import SearchOracle
 
 ROOT = Path(__file__).resolve().parent.parent
