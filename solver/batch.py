@@ -84,6 +84,7 @@ class Summary:
     resumed: int = 0
     failed: int = 0
     bounded: int = 0  # of the failed: not exact, but with something proved (an interval narrower than all)
+    outcomes: int = 0  # of the failed: the outcome proved for every side analysed (a win or a draw)
     failures: list = field(default_factory=list)  # (file, line, reason)
     seconds: float = 0.0
     cache_problem: str | None = None  # why the cache was dropped during the run
@@ -104,6 +105,12 @@ def _proved_something(rec: dict) -> bool:
                 (squares is None or lower > -squares or upper < squares):
             return True
     return False
+
+
+def _proved_outcome(rec: dict) -> bool:
+    """Whether a record that is not exact proved the outcome (who wins, or a draw) of every side."""
+    sides = list((rec.get("sides") or {}).values())
+    return bool(sides) and all(s.get("outcome") in ("x-wins", "o-wins", "draw") for s in sides)
 
 
 def interrupted(rec: dict) -> bool:
@@ -461,6 +468,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
         else:
             summary.failed += 1
             summary.bounded += _proved_something(rec)
+            summary.outcomes += _proved_outcome(rec)
             summary.failures.append((rec.get("file"), rec.get("line"), rec.get("error")))
         if write:
             out.write(rec)

@@ -651,8 +651,10 @@ def batch_command(args: argparse.Namespace) -> int:
         parts.append(f"{summary.cached} from the cache")
     if summary.resumed:
         parts.append(f"{summary.resumed} already in {args.out}")
-    parts.append(f"{summary.failed} failed" + (f" ({summary.bounded} of them with proved bounds, in the results)"
-                                                if summary.bounded else ""))
+    proved = f"{summary.bounded} of them with proved bounds"
+    if summary.outcomes:
+        proved += f", {summary.outcomes} with the outcome proved"
+    parts.append(f"{summary.failed} failed" + (f" ({proved}, in the results)" if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
     return EXIT_FAILED if summary.failed else EXIT_OK
 

@@ -192,7 +192,8 @@ def test_a_stopped_position_is_reported_with_its_interval_and_a_later_run_starts
     assert r.returncode == 1 and rec["ok"] is False and rec["exact"] is False and rec["stopped"] == "nodes"
     assert "value" not in side and side["lower"] <= side["upper"] < 49 and side["best_move"]
     assert "not solved exactly: X to move" in rec["error"]
-    assert "1 position, 0 solved, 1 failed (1 of them with proved bounds, in the results)" in r.stderr
+    outcome = ", 1 with the outcome proved" if side["outcome"] in ("x-wins", "o-wins", "draw") else ""
+    assert f"1 position, 0 solved, 1 failed (1 of them with proved bounds{outcome}, in the results)" in r.stderr
     r2, rec2 = run()
     side2 = rec2["sides"]["x"]
     assert side["lower"] <= side2["lower"] <= side2["upper"] <= side["upper"]  # starts from what was proved
@@ -256,3 +257,15 @@ def test_a_record_proved_something_only_when_its_interval_is_narrower_than_all()
     assert _proved_something({"fen": fen, "sides": {"x": {"lower": -24, "upper": 23, "exact": False}}})
     assert _proved_something({"fen": "x1-o x 0 1", "sides": {"x": {"lower": -2, "upper": 3, "exact": False}}})
     assert not _proved_something({"fen": fen, "error": "unreadable"})
+
+
+def test_the_closing_line_counts_failures_with_the_outcome_proved():
+    """Issue 17: a failure that proved who wins is told apart from one that proved a bound only."""
+    from solver.batch import _proved_outcome, _proved_something
+    fen = "x5o/7/7/7/7/7/o5x x 0 1"
+    won = {"fen": fen, "sides": {"x": {"lower": 3, "upper": 9, "exact": False, "outcome": "x-wins"}}}
+    drawn_or_better = {"fen": fen, "sides": {"x": {"lower": 0, "upper": 9, "exact": False,
+                                                   "outcome": "x-at-least-draws"}}}
+    widest = {"fen": fen, "sides": {"x": {"lower": -49, "upper": 49, "exact": False, "outcome": "unknown"}}}
+    assert [_proved_outcome(r) for r in (won, drawn_or_better, widest)] == [True, False, False]
+    assert [_proved_something(r) for r in (won, drawn_or_better, widest)] == [True, True, False]
