@@ -43,6 +43,7 @@ from .analysis import Evaluation, Interval, proved_outcome_class
 from .cache import Cache, CacheError, board_row, side_row
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
+from .pgn import Pick
 from .limits import Limits
 from .oracle import Progress
 from .report import BoardResult, Report, SideResult, side_json
@@ -413,8 +414,8 @@ class Output:
 def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None,
               stream: TextIO | None = None, cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None,
               progress: Callable[[Summary], None] | None = None,
-              live_view: Callable[[LiveArray], None] | None = None) -> Summary:
-    """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
+              live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
+    """Solve every position of ``files`` (of a PGN file, the positions ``pick`` takes from its games); records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
     of the searches running now (read it with :func:`live_status`). Ctrl-C stops the workers and
@@ -422,19 +423,19 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     ``out_path`` that may not be written raises :class:`solver.files.OutputError` first.
     """
     start = time.perf_counter()
-    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
+    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view, pick)
 
 
 def _run(files: list[str], options: Options, jobs: int, out_path: str | None, stream: TextIO | None,
          cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[Summary], None] | None, start: float,
-         live_view: Callable[[LiveArray], None] | None = None) -> Summary:
+         live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
         path = Path(out_path)
         if path.is_symlink() and path.resolve().is_file():
             path = path.resolve()  # append to and finally replace the file, not the link
-    items = [item for f in files for item in read_file(f, fmt, rules)]
+    items = [item for f in files for item in read_file(f, fmt, rules, pick)]
     summary = Summary(total=len(items))
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}

@@ -38,12 +38,13 @@ from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
 from .files import OutputError, check_output, replace_file
-from .formats import (FORMATS, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
+from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
 from .notation import signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
+from .pgn import Pick, parse_empty_range
 from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
@@ -88,6 +89,25 @@ def _whole(low: int, high: int) -> Callable[[str], int]:
 
     return convert
 
+
+
+def _empty_squares(text: str) -> tuple[int, int]:
+    try:
+        return parse_empty_range(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_game_options(p: argparse.ArgumentParser, default: str) -> None:
+    """``--ply N`` and ``--empty A-B``: which positions of each game of a PGN file are read."""
+    p.add_argument("--ply", type=_whole(0, MAX_GAME_MOVES), metavar="N",
+                   help=f"PGN games: the position after N plies of each game (default: {default})")
+    p.add_argument("--empty", type=_empty_squares, metavar="A-B",
+                   help="PGN games: every position with A to B empty squares (with --ply: that one, if in range)")
+
+
+def game_pick(args: argparse.Namespace, every: bool = False) -> Pick:
+    return Pick(args.ply, args.empty, every)
 
 
 def _size(text: str) -> int:
@@ -206,6 +226,7 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--to-move", choices=("x", "o", "both"),
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "the final position")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--outcome-only", action="store_true",
@@ -283,14 +304,14 @@ def _emit_error(err: PositionFormatError, as_json: bool) -> None:
 def solve_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     if args.files:
-        items = [item for f in args.files for item in read_file(f, args.format, rules)]
+        items = [item for f in args.files for item in read_file(f, args.format, rules, game_pick(args))]
     else:
         try:
             data = sys.stdin.buffer.read()
         except OSError as exc:
             _say(f"<stdin>: cannot read: {exc.strerror}")
             return EXIT_INPUT
-        items = read_text(data, "<stdin>", args.format, rules)
+        items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
     try:
         _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
     except OutputError as exc:
@@ -575,6 +596,8 @@ def _add_batch(commands: _Commands) -> None:
                         "the output of an earlier batch, and never one of the input files")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "the final position")
     add_solver_options(p)
     p.set_defaults(run=batch_command, parser=p)
 
@@ -628,7 +651,8 @@ def batch_command(args: argparse.Namespace) -> int:
 
     try:
         summary = run_batch(args.files, options, jobs=args.jobs, out_path=args.out, stream=sys.stdout, cache=cache,
-                            rules=parse_rules(args.rules), progress=progress, live_view=live_view)
+                            fmt=args.format, rules=parse_rules(args.rules), progress=progress, live_view=live_view,
+                            pick=game_pick(args))
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -743,6 +767,8 @@ def _add_verify(commands: _Commands) -> None:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "every move of each game")
     p.set_defaults(run=verify_command, parser=p)
 
 
@@ -764,7 +790,8 @@ def verify_command(args: argparse.Namespace) -> int:
             askers.append(make_asker(spec, args.seed, args.go, args.move_timeout))
         except ValueError as exc:
             p.error(f"argument --engine: {exc}")
-    items = [item for f in args.files for item in read_file(f, "auto", parse_rules(args.rules))]
+    items = [item for f in args.files for item in read_file(f, args.format, parse_rules(args.rules),
+                                                            game_pick(args, every=True))]
     choices, errors = choices_from_file(items, ask=bool(askers))
     for err in errors:
         _say(str(err))
