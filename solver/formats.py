@@ -427,14 +427,16 @@ def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str]
 def game_entries(game: Game, pick: Pick | None = None, source: str = "<input>") -> list[Entry]:
     """The entries ``pick`` takes from a game (:meth:`Pick.plies`): each position with its side to
     move, named ``game 3 (Alice vs Bob), ply 12``, with the move played from it (``move``, None
-    at the end of the game) and the tag name of the player who made it (``player``). Raises
+    at the end of the game) and the tag name of the player who made it (``player``; without a
+    name, ``Black (X) in games`` or ``White (O) in games``). Raises
     :class:`PositionFormatError` when the pick asks for a ply past the end of the game."""
     out = []
     for k in (pick or Pick()).plies(game, source):
         p = game.positions[k]
         line = game.move_lines[k] if k < game.plies else (game.move_lines[-1] if game.move_lines else game.line)
+        player = game.player(k) or f"{'Black' if p.turn == X else 'White'} ({p.turn.name}) in games"
         out.append(Entry(p, (p.turn,), source, line, f"{game.label}, ply {k}",
-                         move=game.moves[k] if k < game.plies else None, player=game.player(k)))
+                         move=game.moves[k] if k < game.plies else None, player=player))
     return out
 
 

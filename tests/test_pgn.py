@@ -207,6 +207,9 @@ def test_entries_carry_the_move_played_and_its_player():
         ("game 1 (Alice vs Bob), ply 3", "b1", "Bob", (O,), 6)]
     (final,) = read_positions(GAME, "g.pgn")
     assert final.move is None and final.name == "game 1 (Alice vs Bob), ply 4"
+    unnamed = read_positions('[White "?"]\n\n1. b6 g7e7 *', "g.pgn", pick=Pick(every=True))
+    assert [(e.name, e.player) for e in unnamed] == [("game 1, ply 0", "Black (X) in games"),
+                                                     ("game 1, ply 1", "White (O) in games")]
 
 
 def test_rules_are_applied_to_the_moves():
@@ -359,6 +362,7 @@ def test_verify_judges_the_moves_of_a_game_by_its_players(tmp_path, capsys):
     assert run(["verify", str(f), "--solver", "reference"]) == 0
     out = capsys.readouterr().out
     assert "Alice: b3 is" in out and "Bob: b1 is" in out and "Alice: c3 is" in out
+    assert f"{f}:5: game 1 (Alice vs Bob), ply 1: Bob: b1 is a blunder (+9; best b2 -9, loses 18)" in out
     assert "Alice         2" in out and "Bob           1" in out
     assert run(["verify", str(f), "--solver", "reference", "--ply", "1"]) == 0
     out = capsys.readouterr().out
