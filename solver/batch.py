@@ -75,6 +75,7 @@ class Options:
     timeout: float | None = None
     orth_depth: int | None = None
     tables: str | None = None  # a tablebase directory to answer from
+    nodes: int | None = None   # a node budget per position, on one thread (Limits.nodes)
 
 
 @dataclass
@@ -124,7 +125,8 @@ def fingerprint(entry: Entry, options: Options, fen: str | None = None) -> str:
     # Options holds plain values only: vars() is its asdict(), at a fraction of the cost
     return _digest({"format": RECORD_FORMAT, "file": entry.source, "line": entry.line, "name": entry.name,
                     "fen": fen or write_fen(p), "rules": p.rules.name, "sides": list(entry.sides),
-                    "expect": entry.expect, "options": dict(vars(options))})
+                    "expect": entry.expect, "options": {k: v for k, v in vars(options).items()
+                                                        if v is not None or k != "nodes"}})  # (as before --nodes)
 
 
 def _base(entry: Entry, options: Options) -> dict:
@@ -186,7 +188,7 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None,
     from; ``progress`` receives the engines' progress while they run."""
     start = time.perf_counter()
     solver = Solver(entry.position.rules, options.solver,
-                    Limits(options.max_states, options.max_memory, options.timeout),
+                    Limits(options.max_states, options.max_memory, options.timeout, nodes=options.nodes),
                     progress=progress, tables=_tables(options.tables), orth_depth=options.orth_depth)
     try:
         analyzer = solver.analyzer(entry.position)

@@ -181,10 +181,22 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
+    p.add_argument("--nodes", type=_whole(1, MAX_STATES), metavar="N",
+                   help="a node budget for each position (each move in verify), on one thread: the same results on "
+                        "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The Limits of the solver options; ``--nodes`` with ``--threads`` over 1 is refused (exit 2)."""
+    nodes, threads = getattr(args, "nodes", None), getattr(args, "threads", None)
+    if nodes is not None and threads is not None and threads > 1:
+        args.parser.error(f"argument --nodes: a node budget is the same on every machine only on one thread; "
+                          f"leave out --threads {threads}")
+    return Limits(args.max_states, args.max_memory, args.timeout, nodes=nodes)
 
 
 def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables") -> Tablebase | None:
@@ -320,7 +332,7 @@ def solve_command(args: argparse.Namespace) -> int:
     status = EXIT_OK
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
-    solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+    solver = Solver(rules, args.solver, limits_of(args),
                     progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
     unbounded_said = args.timeout is not None or args.max_states is not None
@@ -610,7 +622,8 @@ def batch_command(args: argparse.Namespace) -> int:
             return EXIT_INPUT
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
     cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
-    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables)
+    limits_of(args)  # (--nodes with --threads is refused here)
+    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
@@ -774,6 +787,7 @@ def _add_verify(commands: _Commands) -> None:
 
 def verify_command(args: argparse.Namespace) -> int:
     p = args.parser
+    limits = limits_of(args)
     if not args.go.isprintable():
         p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
     if args.html:
@@ -815,7 +829,7 @@ def verify_command(args: argparse.Namespace) -> int:
                 f"{_count(ev.done)} nodes, {_count(rate)}/s")
 
     view = ProgressView(describe) if sys.stderr.isatty() else None
-    solver = Solver(parse_rules(args.rules), args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+    solver = Solver(parse_rules(args.rules), args.solver, limits,
                     progress=view, tables=tables)
     verifier = Verifier(solver)
 
