@@ -318,7 +318,7 @@ class Pick:
     - ``ply=N``: the position after N plies (0 is the start); a game with fewer plies is an error;
     - ``empty=(A, B)``: every position with A to B empty squares (playable squares without a piece);
     - neither: the final position (``every=False``), or every position a move was played from
-      (``every=True``: what ``verify`` judges).
+      (``every=True``: what ``verify`` judges; with ``empty`` too, the final position is left out).
     ``ply`` and ``empty`` together: the position after N plies if it has A to B empty squares.
     """
 
@@ -335,7 +335,7 @@ class Pick:
                                           f"{self.ply}", source, game.line)
             candidates = [self.ply]
         elif self.empty is not None or self.every:
-            candidates = list(range(game.plies + (0 if self.every and self.empty is None else 1)))
+            candidates = list(range(game.plies + (0 if self.every else 1)))
         else:
             candidates = [game.plies]
         if self.empty is not None:

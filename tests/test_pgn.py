@@ -18,6 +18,7 @@ from solver.fen import PositionFormatError
 from solver.formats import read_file, read_positions, read_text
 from solver.pgn import Pick, looks_like_pgn, parse_empty_range, read_games
 from solver.rules import CLASSIC, UAI, O, Position, X
+from solver.verify import choices_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBATAXX = ROOT / "positions" / "libataxx-games.pgn"
@@ -190,7 +191,7 @@ def test_pick_the_final_position_a_ply_a_range_of_empty_squares_or_every_move():
     assert Pick().plies(game) == [4]
     assert Pick(ply=0).plies(game) == [0] and Pick(ply=4).plies(game) == [4]
     assert Pick(empty=(12, 13)).plies(game) == [1, 2, 3]
-    assert Pick(empty=(11, 12), every=True).plies(game) == [2, 3, 4]
+    assert Pick(empty=(11, 12), every=True).plies(game) == [2, 3]  # the final position: no move played
     assert Pick(ply=2, empty=(13, 14)).plies(game) == []
     assert Pick(every=True).plies(game) == [0, 1, 2, 3]
     with pytest.raises(PositionFormatError, match="game 1 \\(Alice vs Bob\\) has 4 plies; there is no position "
@@ -252,6 +253,19 @@ def test_libataxx_games_under_the_commands_pick(tmp_path):
     assert items and all(not isinstance(i, PositionFormatError) for i in items)
     assert all(bin(e.position.empty).count("1") == 1 for e in items)
     assert {e.name.split(",")[0] for e in items} <= {f"game {n} (PlayerBlack vs PlayerWhite)" for n in range(1, 61)}
+
+
+def test_verify_judges_exactly_the_moves_played_from_positions_in_range():
+    games = read_games(LIBATAXX.read_text(), str(LIBATAXX))
+    want = [(g.number, k, g.moves[k]) for g in games for k in range(g.plies)
+            if 1 <= bin(g.positions[k].empty).count("1") <= 2]
+    items = read_file(str(LIBATAXX), pick=Pick(empty=(1, 2), every=True))
+    choices, errors = choices_from_file(items, ask=False)
+    assert not errors and len(want) == 701
+    got = [(int(c.entry.name.split()[1]), int(c.entry.name.rsplit(" ", 1)[1]), c.move) for c in choices]
+    assert got == want
+    assert [c.player for c in choices[:2]] == [games[want[0][0] - 1].player(want[0][1]),
+                                               games[want[1][0] - 1].player(want[1][1])]
 
 
 def python_ataxx_games(ataxx, pgn, seed: int) -> list[tuple[str, list[str]]]:
