@@ -43,6 +43,7 @@ from .analysis import Evaluation, Interval, proved_outcome_class
 from .cache import Cache, CacheError, board_row, side_row
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
+from .pgn import Pick
 from .limits import Limits
 from .oracle import Progress
 from .report import BoardResult, Report, SideResult, side_json
@@ -74,6 +75,7 @@ class Options:
     timeout: float | None = None
     orth_depth: int | None = None
     tables: str | None = None  # a tablebase directory to answer from
+    nodes: int | None = None   # a node budget per position, on one thread (Limits.nodes)
 
 
 @dataclass
@@ -130,7 +132,8 @@ def fingerprint(entry: Entry, options: Options, fen: str | None = None) -> str:
     # Options holds plain values only: vars() is its asdict(), at a fraction of the cost
     return _digest({"format": RECORD_FORMAT, "file": entry.source, "line": entry.line, "name": entry.name,
                     "fen": fen or write_fen(p), "rules": p.rules.name, "sides": list(entry.sides),
-                    "expect": entry.expect, "options": dict(vars(options))})
+                    "expect": entry.expect, "options": {k: v for k, v in vars(options).items()
+                                                        if v is not None or k != "nodes"}})  # (as before --nodes)
 
 
 def _base(entry: Entry, options: Options) -> dict:
@@ -192,7 +195,7 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None,
     from; ``progress`` receives the engines' progress while they run."""
     start = time.perf_counter()
     solver = Solver(entry.position.rules, options.solver,
-                    Limits(options.max_states, options.max_memory, options.timeout),
+                    Limits(options.max_states, options.max_memory, options.timeout, nodes=options.nodes),
                     progress=progress, tables=_tables(options.tables), orth_depth=options.orth_depth)
     try:
         analyzer = solver.analyzer(entry.position)
@@ -420,8 +423,8 @@ class Output:
 def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None,
               stream: TextIO | None = None, cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None,
               progress: Callable[[Summary], None] | None = None,
-              live_view: Callable[[LiveArray], None] | None = None) -> Summary:
-    """Solve every position of ``files``; records go to ``out_path`` (resumable) or ``stream``.
+              live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
+    """Solve every position of ``files`` (of a PGN file, the positions ``pick`` takes from its games); records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
     of the searches running now (read it with :func:`live_status`). Ctrl-C stops the workers and
@@ -429,19 +432,19 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
     ``out_path`` that may not be written raises :class:`solver.files.OutputError` first.
     """
     start = time.perf_counter()
-    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view)
+    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view, pick)
 
 
 def _run(files: list[str], options: Options, jobs: int, out_path: str | None, stream: TextIO | None,
          cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[Summary], None] | None, start: float,
-         live_view: Callable[[LiveArray], None] | None = None) -> Summary:
+         live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
         path = Path(out_path)
         if path.is_symlink() and path.resolve().is_file():
             path = path.resolve()  # append to and finally replace the file, not the link
-    items = [item for f in files for item in read_file(f, fmt, rules)]
+    items = [item for f in files for item in read_file(f, fmt, rules, pick)]
     summary = Summary(total=len(items))
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}

@@ -38,12 +38,13 @@ from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
 from .files import OutputError, check_output, replace_file
-from .formats import (FORMATS, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
+from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
 from .notation import signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
+from .pgn import Pick, parse_empty_range
 from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
@@ -88,6 +89,25 @@ def _whole(low: int, high: int) -> Callable[[str], int]:
 
     return convert
 
+
+
+def _empty_squares(text: str) -> tuple[int, int]:
+    try:
+        return parse_empty_range(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_game_options(p: argparse.ArgumentParser, default: str) -> None:
+    """``--ply N`` and ``--empty A-B``: which positions of each game of a PGN file are read."""
+    p.add_argument("--ply", type=_whole(0, MAX_GAME_MOVES), metavar="N",
+                   help=f"PGN games: the position after N plies of each game (default: {default})")
+    p.add_argument("--empty", type=_empty_squares, metavar="A-B",
+                   help="PGN games: every position with A to B empty squares (with --ply: that one, if in range)")
+
+
+def game_pick(args: argparse.Namespace, every: bool = False) -> Pick:
+    return Pick(args.ply, args.empty, every)
 
 
 def _size(text: str) -> int:
@@ -161,10 +181,22 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
+    p.add_argument("--nodes", type=_whole(1, MAX_STATES), metavar="N",
+                   help="a node budget for each position (each move in verify), on one thread: the same results on "
+                        "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The Limits of the solver options; ``--nodes`` with ``--threads`` over 1 is refused (exit 2)."""
+    nodes, threads = getattr(args, "nodes", None), getattr(args, "threads", None)
+    if nodes is not None and threads is not None and threads > 1:
+        args.parser.error(f"argument --nodes: a node budget is the same on every machine only on one thread; "
+                          f"leave out --threads {threads}")
+    return Limits(args.max_states, args.max_memory, args.timeout, nodes=nodes)
 
 
 def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables") -> Tablebase | None:
@@ -206,6 +238,7 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--to-move", choices=("x", "o", "both"),
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "the final position")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--outcome-only", action="store_true",
@@ -283,14 +316,14 @@ def _emit_error(err: PositionFormatError, as_json: bool) -> None:
 def solve_command(args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     if args.files:
-        items = [item for f in args.files for item in read_file(f, args.format, rules)]
+        items = [item for f in args.files for item in read_file(f, args.format, rules, game_pick(args))]
     else:
         try:
             data = sys.stdin.buffer.read()
         except OSError as exc:
             _say(f"<stdin>: cannot read: {exc.strerror}")
             return EXIT_INPUT
-        items = read_text(data, "<stdin>", args.format, rules)
+        items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
     try:
         _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
     except OutputError as exc:
@@ -299,7 +332,7 @@ def solve_command(args: argparse.Namespace) -> int:
     status = EXIT_OK
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
-    solver = Solver(rules, args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+    solver = Solver(rules, args.solver, limits_of(args),
                     progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
     unbounded_said = args.timeout is not None or args.max_states is not None
@@ -575,6 +608,8 @@ def _add_batch(commands: _Commands) -> None:
                         "the output of an earlier batch, and never one of the input files")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "the final position")
     add_solver_options(p)
     p.set_defaults(run=batch_command, parser=p)
 
@@ -587,7 +622,8 @@ def batch_command(args: argparse.Namespace) -> int:
             return EXIT_INPUT
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
     cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
-    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables)
+    limits_of(args)  # (--nodes with --threads is refused here)
+    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
@@ -628,7 +664,8 @@ def batch_command(args: argparse.Namespace) -> int:
 
     try:
         summary = run_batch(args.files, options, jobs=args.jobs, out_path=args.out, stream=sys.stdout, cache=cache,
-                            rules=parse_rules(args.rules), progress=progress, live_view=live_view)
+                            fmt=args.format, rules=parse_rules(args.rules), progress=progress, live_view=live_view,
+                            pick=game_pick(args))
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -745,11 +782,14 @@ def _add_verify(commands: _Commands) -> None:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "every move of each game")
     p.set_defaults(run=verify_command, parser=p)
 
 
 def verify_command(args: argparse.Namespace) -> int:
     p = args.parser
+    limits = limits_of(args)
     if not args.go.isprintable():
         p.error(f"argument --go: must be one line of printable text, not {quote(args.go)}")
     if args.html:
@@ -766,7 +806,8 @@ def verify_command(args: argparse.Namespace) -> int:
             askers.append(make_asker(spec, args.seed, args.go, args.move_timeout))
         except ValueError as exc:
             p.error(f"argument --engine: {exc}")
-    items = [item for f in args.files for item in read_file(f, "auto", parse_rules(args.rules))]
+    items = [item for f in args.files for item in read_file(f, args.format, parse_rules(args.rules),
+                                                            game_pick(args, every=True))]
     choices, errors = choices_from_file(items, ask=bool(askers))
     for err in errors:
         _say(str(err))
@@ -790,7 +831,7 @@ def verify_command(args: argparse.Namespace) -> int:
                 f"{_count(ev.done)} nodes, {_count(rate)}/s")
 
     view = ProgressView(describe) if sys.stderr.isatty() else None
-    solver = Solver(parse_rules(args.rules), args.solver, Limits(args.max_states, args.max_memory, args.timeout),
+    solver = Solver(parse_rules(args.rules), args.solver, limits,
                     progress=view, tables=tables)
     verifier = Verifier(solver)
 
@@ -801,16 +842,16 @@ def verify_command(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(c.to_json()), flush=True)
         elif c.problem:
-            print(printable(f"{c.source}:{c.line}: {c.player}: problem: {c.problem}"), flush=True)
+            print(printable(f"{c.where}: {c.player}: problem: {c.problem}"), flush=True)
         elif c.value_interval is None or c.best_interval is None:
             pass  # judged without intervals: nothing to say
         elif c.verdict == "unsettled":
-            print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is unsettled (value after it "
+            print(printable(f"{c.where}: {c.player}: {c.move} is unsettled (value after it "
                             f"{c.value_interval.text()}, position {c.best_interval.text()})"), flush=True)
         elif c.verdict != "optimal":
             loss = c.loss if c.loss is not None else f"at least {c.min_loss}"
             best = f"best {c.best_move} " if c.best_move else "best "
-            print(printable(f"{c.source}:{c.line}: {c.player}: {c.move} is "
+            print(printable(f"{c.where}: {c.player}: {c.move} is "
                             f"{'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
                             f" ({c.value_interval.text()}; {best}{c.best_interval.text()}, loses {loss})"), flush=True)
 

@@ -12,6 +12,9 @@ Four formats, detected automatically or forced:
   ``startpos`` is the 7 x 7 standard start (:mod:`solver.fen`).
 - ``cs61b``: the board dump of Berkeley's CS 61B Ataxx, framed by ``===`` lines;
   ``r`` (red, the first player) is X, ``b`` is O, ``-`` empty, ``X`` a block.
+- ``pgn``: games (:mod:`solver.pgn`), detected by a tag line (``[``) at the start; a
+  :class:`~solver.pgn.Pick` says which positions of each game are entries (the final one by
+  default), each named after its game and ply, with the move played from it and its player.
 
 A position file holds several positions separated by blank lines. ``key: value``
 lines before a position describe it (``name``, ``to-move``, ``rules``,
@@ -36,13 +39,15 @@ from dataclasses import dataclass, field
 from .board import MAX_SQUARES, Board, file_name
 from .fen import (MAX_COUNTER, MAX_GAME_MOVES, STARTPOS, PositionFormatError, board_from_rows, game_moves,
                   looks_like_fen, parse_whole, quote, read_fen, whole_field, write_fen_board)
+from .pgn import Game, Pick, looks_like_pgn, read_games
 from .rules import CLASSIC, O, X, Position, Rules, Side, parse_rules
 
-FORMATS = ("auto", "grid", "colon", "fen", "cs61b")
+FORMATS = ("auto", "grid", "colon", "fen", "cs61b", "pgn")
 HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
 # Names from solver.fen that this module offers too (they were defined here before).
 __all__ = ["FORMATS", "MAX_COUNTER", "MAX_GAME_MOVES", "STARTPOS", "Entry", "PositionFormatError", "detect_format",
+           "game_entries", "read_pgn",
            "grid_rows", "looks_like_fen", "parse_colon", "parse_cs61b", "parse_fen", "parse_grid", "parse_position", "parse_whole",
            "printable", "quote", "read_file", "read_positions", "read_text", "write_colon", "write_fen",
            "write_fen_board", "write_grid"]
@@ -419,15 +424,49 @@ def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str]
     return n < len(lines) and bool(lines[n].strip()) and _header(lines[n].rstrip("\r")) is None
 
 
+def game_entries(game: Game, pick: Pick | None = None, source: str = "<input>") -> list[Entry]:
+    """The entries ``pick`` takes from a game (:meth:`Pick.plies`): each position with its side to
+    move, named ``game 3 (Alice vs Bob), ply 12``, with the move played from it (``move``, None
+    at the end of the game) and the tag name of the player who made it (``player``; without a
+    name, ``Black (X) in games`` or ``White (O) in games``). Raises
+    :class:`PositionFormatError` when the pick asks for a ply past the end of the game."""
+    out = []
+    for k in (pick or Pick()).plies(game, source):
+        p = game.positions[k]
+        line = game.move_lines[k] if k < game.plies else (game.move_lines[-1] if game.move_lines else game.line)
+        player = game.player(k) or f"{'Black' if p.turn == X else 'White'} ({p.turn.name}) in games"
+        out.append(Entry(p, (p.turn,), source, line, f"{game.label}, ply {k}",
+                         move=game.moves[k] if k < game.plies else None, player=player))
+    return out
+
+
+def read_pgn(text: str, source: str = "<input>", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
+    """The entries of every game of a PGN text (:func:`game_entries`), or a
+    :class:`PositionFormatError` for each game that could not be read or has no position picked."""
+    out: list = []
+    for game in read_games(text, source, rules):
+        if isinstance(game, PositionFormatError):
+            out.append(game)
+            continue
+        try:
+            out.extend(game_entries(game, pick, source))
+        except PositionFormatError as exc:
+            out.append(exc)
+    return out
+
+
 def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
-                   rules: Rules = CLASSIC) -> list:
+                   rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """Every position of a position file, in order: :class:`Entry` objects, or
     :class:`PositionFormatError` for the ones that could not be read.
 
-    An input with no position at all gives a single error.
+    An input with no position at all gives a single error. A PGN file (``fmt`` ``pgn``, or
+    detected by its first tag line) gives the positions ``pick`` takes from its games.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    if fmt == "pgn" or (fmt == "auto" and looks_like_pgn(text)):
+        return read_pgn(text, source, rules, pick)
     out: list = []
     headers: dict = {}
     header_lines: dict = {}
@@ -492,7 +531,7 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     return out
 
 
-def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> list:
+def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """:func:`read_positions` on a file, with errors for a missing, unreadable or binary file."""
     try:
         with open(path, "rb") as fh:
@@ -503,10 +542,10 @@ def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> list:
         return [PositionFormatError("is a directory, not a position file", path, None)]
     except OSError as exc:
         return [PositionFormatError(f"cannot read: {exc.strerror}", path, None)]
-    return read_text(data, path, fmt, rules)
+    return read_text(data, path, fmt, rules, pick)
 
 
-def read_text(data: bytes, source: str, fmt: str = "auto", rules: Rules = CLASSIC) -> list:
+def read_text(data: bytes, source: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """:func:`read_positions` on raw bytes, rejecting binary data with one message."""
     if b"\0" in data:
         return [PositionFormatError("binary data, not a position file", source, None)]
@@ -517,7 +556,7 @@ def read_text(data: bytes, source: str, fmt: str = "auto", rules: Rules = CLASSI
         return [PositionFormatError("not UTF-8 text (binary data?)", source, line)]
     if text.startswith("\ufeff"):
         text = text[1:]
-    return read_positions(text, source, fmt, rules)
+    return read_positions(text, source, fmt, rules, pick)
 
 
 def parse_position(text: str, fmt: str = "auto", rules: Rules = CLASSIC, source: str = "<input>") -> Entry:

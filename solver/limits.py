@@ -35,12 +35,24 @@ class Limits:
     """Limits on the work of one solve: ``max_states`` positions solved (or nodes searched),
     ``max_memory`` bytes for the tables, ``timeout`` seconds from the start of each solve, and
     a ``deadline`` (a ``time.monotonic()`` value) for all of them; None: no limit (memory:
-    three quarters of the machine). A limit stops the work cleanly: what was proved is reported."""
+    three quarters of the machine). A limit stops the work cleanly: what was proved is reported.
+
+    ``nodes``: a node budget for each question (a solve; in ``verify``, each check), the same
+    on every machine: the :class:`~solver.solving.Solver` searches on one thread and restarts
+    the budget with each question, so that what is proved depends on the input only, not on
+    the machine's speed or load (unlike ``timeout``)."""
 
     max_states: int | None = None
     max_memory: int | None = None
     timeout: float | None = None
     deadline: float | None = None
+    nodes: int | None = None
+
+    @property
+    def state_limit(self) -> int | None:
+        """The smaller of ``max_states`` and ``nodes`` (None: neither is set)."""
+        given = [n for n in (self.max_states, self.nodes) if n is not None]
+        return min(given) if given else None
 
     @property
     def timed(self) -> bool:

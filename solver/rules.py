@@ -350,7 +350,18 @@ class Position:
         return self.moves_of(self.turn) or [PASS]
 
     def is_legal(self, move: Move) -> bool:
-        return move in self.legal_moves()
+        """Whether ``move`` is one of :meth:`legal_moves`, decided from the move's squares alone
+        (reading a long game checks each move without listing every move)."""
+        if self.is_over():
+            return False
+        if move.is_pass:
+            return move == PASS and not self.can_move(self.turn)
+        board, own = self.board, self.pieces(self.turn)
+        if not (0 <= move.to < board.size and self.empty >> move.to & 1):
+            return False
+        if move.is_clone:
+            return bool(board.neighbours[move.to] & own)
+        return move.frm < board.size and bool(board.jump_targets(self.rules.jump3)[move.to] >> move.frm & own >> move.frm & 1)
 
     def play(self, move: Move) -> "Position":
         """The position after a legal move; raises IllegalMoveError otherwise."""

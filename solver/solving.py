@@ -127,6 +127,11 @@ class Solver:
         self.progress = progress
         self.tables = Tablebase(tables) if isinstance(tables, (str, Path)) else tables
         self.orth_depth = orth_depth
+        if self.limits.nodes is not None:
+            if threads is not None and threads > 1:
+                raise ValueError("a node budget (nodes) is the same on every machine only with one thread; "
+                                 f"not {threads} threads")
+            threads = 1
         self.threads = threads
         self.table_file = table_file
 
@@ -156,12 +161,12 @@ class Solver:
             assert self.tables is not None
             oracle = TableOracle(self.tables, position.board, position.rules)
         elif algorithm == "reference":
-            oracle = ReferenceOracle(lim.max_states, max_memory=lim.max_memory)
+            oracle = ReferenceOracle(lim.state_limit, max_memory=lim.max_memory)
         elif algorithm == "retro":
-            oracle = RetroOracle(position.board, position.rules, max_states=lim.max_states, max_memory=lim.max_memory)
+            oracle = RetroOracle(position.board, position.rules, max_states=lim.state_limit, max_memory=lim.max_memory)
         else:
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
-                                  node_limit=lim.max_states or 0, threads=self.threads)
+                                  node_limit=lim.state_limit or 0, threads=self.threads)
             if self.table_file is not None and os.path.exists(self.table_file):
                 oracle.load_tables(self.table_file)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
@@ -174,8 +179,11 @@ class Solver:
         return Analyzer(self.oracle(position), orth_depth=self.orth_depth)
 
     def restart_clock(self, oracle: Oracle) -> None:
-        """Give ``oracle`` a new deadline: ``timeout`` from now (for the next question)."""
+        """Give ``oracle`` a new deadline: ``timeout`` from now (for the next question); with a
+        node budget (``limits.nodes``), the search's node limit restarts too: ``nodes`` more."""
         oracle.deadline = self.limits.deadline_from_now()
+        if self.limits.nodes is not None and isinstance(oracle, SearchOracle):
+            oracle.node_limit = oracle.states + (self.limits.state_limit or 0)
 
     # -- solving ------------------------------------------------------------------------------
 

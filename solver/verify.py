@@ -68,6 +68,12 @@ class Check:
             return max(0, self.best_interval.lower - self.value_interval.upper)
         return max(0, self.value_interval.lower - self.best_interval.upper)
 
+    @property
+    def where(self) -> str:
+        """``file:line``, and the position's name when it has one (a game's position is named
+        ``game 3 (Alice vs Bob), ply 12``: the moves of a PGN game often share one line)."""
+        return f"{self.source}:{self.line}" + (f": {self.name}" if self.name else "")
+
     def to_json(self) -> dict:
         out = {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
                "fen": write_fen(self.position), "move": self.move, "value": self.value, "best": self.best,
@@ -281,7 +287,7 @@ def summary_table(summaries: list[PlayerSummary]) -> str:
     for s in summaries:
         if s.worst:
             lines.append(f"worst of {s.player}: " + "; ".join(
-                f"{c.source}:{c.line} {c.move} loses {c.loss if c.loss is not None else f'at least {c.min_loss}'}"
+                f"{c.where} {c.move} loses {c.loss if c.loss is not None else f'at least {c.min_loss}'}"
                 for c in s.worst))
     return "\n".join(printable(line) for line in lines)
 

@@ -7,8 +7,10 @@ import pytest
 from solver.board import Board
 from solver.formats import parse_fen, parse_position
 from solver.rules import (
-    CLASSIC, CS61B, JUMP3, PASS, UAI, IllegalMoveError, InvalidMoveError, Move, O, Position, X,
+    CLASSIC, CS61B, JUMP3, PASS, RULE_SETS, UAI, IllegalMoveError, InvalidMoveError, Move, O, Position, X,
 )
+
+from helpers import random_positions
 
 
 def pos(text, rules=CLASSIC, turn=X, counter=0):
@@ -142,3 +144,15 @@ def test_transform_and_inversion():
     assert inv.turn == X and inv.x == p.o and inv.key() == p.key()
     for perm in p.board.symmetries:
         assert p.transform(perm).key() == p.key()
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SETS))
+def test_is_legal_agrees_with_the_list_of_legal_moves(rules):
+    """is_legal decides from the move's squares; it must say what legal_moves lists, for every
+    candidate (every clone, every pair of squares, passes, squares off the board)."""
+    for p in random_positions(19, 150, rules=RULE_SETS[rules]):
+        n = p.board.size
+        listed = set(p.legal_moves())
+        candidates = [PASS, Move(0, -1), Move(-1, n), Move(0, n)] + [Move(-1, t) for t in range(n)] + \
+            [Move(f, t) for f in range(n) for t in range(n)]
+        assert {m for m in candidates if p.is_legal(m)} == listed, p

@@ -1,0 +1,93 @@
+"""--nodes N (Limits.nodes): a node budget per question, on one thread, so that what is proved
+(and every verdict of verify) is the same on any machine, whatever its speed or load."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solver.cli import main
+from solver.formats import read_positions
+from solver.limits import Limits
+from solver.solving import Solver
+from solver.verify import Verifier, choices_from_file
+
+# A 7 x 7 endgame with 6 empty squares that 20,000 nodes do not settle
+HARD = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"
+FILE = f"move: f1\n{HARD}\n\nmove: g7\n{HARD}\n"
+
+
+def test_the_budget_is_the_smaller_of_max_states_and_nodes():
+    assert Limits().state_limit is None
+    assert Limits(nodes=5).state_limit == 5 and Limits(max_states=7).state_limit == 7
+    assert Limits(max_states=7, nodes=9).state_limit == 7
+
+
+def test_a_node_budget_searches_on_one_thread():
+    assert Solver(limits=Limits(nodes=1000)).threads == 1
+    assert Solver(limits=Limits(nodes=1000), threads=1).threads == 1
+    with pytest.raises(ValueError, match="only with one thread"):
+        Solver(limits=Limits(nodes=1000), threads=2)
+
+
+def test_each_check_gets_the_budget_again():
+    items = read_positions(FILE, "hard.txt")
+    choices, errors = choices_from_file(items, ask=False)
+    assert not errors and len(choices) == 2
+
+    def states_after(limits: Limits) -> int:
+        v = Verifier(Solver(algorithm="search", limits=limits, threads=1))
+        for c in choices:
+            v.check(c, "p", c.move)
+        (analyzer,) = v.analyzers.values()
+        return analyzer.oracle.states
+
+    shared = states_after(Limits(max_states=20_000))
+    each = states_after(Limits(nodes=20_000))
+    assert shared <= 20_000 + 100          # one budget for the whole run
+    assert 20_000 + 100 < each <= 40_000 + 200  # one budget per check
+
+
+def test_verify_with_nodes_gives_the_same_verdicts_every_time(tmp_path, capsys):
+    f = tmp_path / "hard.txt"
+    f.write_text(FILE)
+    outs = []
+    for _ in range(2):
+        assert main(["verify", str(f), "--nodes", "20000", "--json"]) == 1  # unsettled: exit status 1
+        outs.append([json.loads(line) for line in capsys.readouterr().out.splitlines()])
+    assert outs[0] == outs[1]
+    assert [c["verdict"] for c in outs[0][:2]] == ["unsettled", "unsettled"]
+
+
+def test_solve_with_nodes_stops_at_the_budget(tmp_path, capsys):
+    f = tmp_path / "hard.txt"
+    f.write_text(HARD + "\n")
+    assert main([str(f), "--nodes", "20000"]) == 1
+    out = capsys.readouterr().out
+    assert "not exact" in out and "stopped after" in out
+
+
+def test_nodes_with_several_threads_is_refused(tmp_path, capsys):
+    f = tmp_path / "hard.txt"
+    f.write_text(HARD + "\n")
+    for command in ([], ["verify"], ["batch"]):
+        with pytest.raises(SystemExit) as exc:
+            main(command + [str(f), "--nodes", "1000", "--threads", "2"])
+        assert exc.value.code == 2
+        assert "argument --nodes: a node budget is the same on every machine only on one thread" in \
+            capsys.readouterr().err
+
+
+def test_batch_with_nodes_gives_the_same_records_every_time(tmp_path, capsys):
+    f = tmp_path / "hard.txt"
+    f.write_text(HARD + "\n")
+    records = []
+    for _ in range(2):
+        assert main(["batch", str(f), "--nodes", "20000", "--no-cache", "--jobs", "1"]) == 1  # not exact: failed
+        (line,) = capsys.readouterr().out.splitlines()
+        rec = json.loads(line)
+        rec.pop("seconds", None)
+        records.append(rec)
+    assert records[0] == records[1]
+    assert records[0]["sides"]["x"]["exact"] is False
