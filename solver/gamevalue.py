@@ -327,9 +327,9 @@ def parse_cgsuite(text: str) -> Game:
     t = text.strip()
     if not t:
         raise ValueError("an empty game")
-    if t.startswith("{"):
-        if not t.endswith("}") or _close(t, 0) != len(t) - 1:
-            raise ValueError(f"unbalanced braces in {text!r}")
+    if t.count("{") != t.count("}") or _close(t, 0) == -1:
+        raise ValueError(f"unbalanced braces in {text!r}")
+    if t.startswith("{") and _close(t, 0) == len(t) - 1:
         return _parse_split(t[1:-1])
     if t.startswith("+-"):
         x = parse_cgsuite(t[2:])

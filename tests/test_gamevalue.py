@@ -1,0 +1,136 @@
+"""Game values (solver/gamevalue.py): pycgt's arithmetic against values worked by hand, the
+CGSuite syntax written and read back, and the game built from a board against the solver's exact
+stops on random small boards (fixed seeds), colour inversion, and the refusals (loop, zugzwang,
+size, states)."""
+
+from fractions import Fraction
+
+import pycgt
+import pytest
+
+from helpers import random_positions
+from solver.analysis import Analyzer
+from solver.formats import read_text
+from solver.gamevalue import MAX_SQUARES, NoValue, cgsuite_name, game_value, parse_cgsuite
+from solver.reference import ReferenceOracle
+from solver.rules import CLASSIC, CS61B, UAI, Position
+
+P = parse_cgsuite
+
+
+def board(text: str, rules=CLASSIC) -> Position:
+    return read_text(text.replace("/", "\n").encode() + b"\n", "<test>", rules=rules)[0].position
+
+
+# -- the arithmetic, by hand ----------------------------------------------------------------------
+
+def test_pycgt_agrees_with_values_worked_by_hand():
+    assert P("{1|-1}") + P("{1|-1}") == pycgt.ZERO            # a switch is its own negative
+    assert P("{0|*}") == pycgt.UP and cgsuite_name(P("{0|*}")) == "^"
+    assert P("{0|1}") == P("1/2") and pycgt.as_number(P("{0|1}")) == Fraction(1, 2)
+    assert cgsuite_name(P("{5|}")) == "6" and cgsuite_name(P("{|-3}")) == "-4"
+    assert cgsuite_name(P("{1|{3|-3}}")) == "2"               # the reversible option {3|-3} bypassed
+    assert cgsuite_name(P("{0,*|0,*}")) == "*2"
+    assert cgsuite_name(P("{2,{3|1}|0}")) == "{{3|1},2|0}"    # neither option dominates the other
+    assert cgsuite_name(P("{2,1|0}")) == "{2|0}"              # 1 is dominated by 2
+    g = P("{{5|1}|-5}")
+    assert (pycgt.left_stop(g), pycgt.right_stop(g)) == (1, -5)
+    assert (pycgt.mean(g), pycgt.temperature(g)) == (-1, 4)   # the thermograph's mast and height
+    h = P("{{3|1}|{-1|-3}}")
+    assert (pycgt.mean(h), pycgt.temperature(h)) == (0, 2)
+    assert pycgt.temperature(P("1/2")) == Fraction(-1, 2) and pycgt.temperature(P("3")) == -1
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "1/2", "-3/4", "*", "*3", "^", "v", "^*", "v*", "+-9", "+-1/2",
+                                  "{5|1||-5}", "{3||2|1}", "{1,*|0}", "{{3|1},2|0}", "{5||1|1|||{1,{1|-5}|-5},-5}"])
+def test_cgsuite_names_read_back(text):
+    g = P(text)
+    assert P(cgsuite_name(g)) == g
+    assert cgsuite_name(P(cgsuite_name(g))) == cgsuite_name(g)
+
+
+def test_the_bars_nest_as_cgsuite_writes_them():
+    assert P("{5|1||-5}") == pycgt.game([pycgt.switch(5, 1)], [pycgt.integer(-5)])
+    assert P("{3||2|1}") == pycgt.game([pycgt.integer(3)], [pycgt.switch(2, 1)])
+    assert cgsuite_name(pycgt.game([pycgt.switch(5, 1)], [pycgt.integer(-5)])) == "{5|1||-5}"
+    assert cgsuite_name(pycgt.switch(9, -9)) == "+-9"
+
+
+@pytest.mark.parametrize("text, why", [("", "empty"), ("{1|0", "unbalanced"), ("1/3", "dyadic"),
+                                       ("{1|0|1}", "two splits"), ("abc", "not a game")])
+def test_bad_cgsuite_text_is_refused_with_its_reason(text, why):
+    with pytest.raises(ValueError, match=why):
+        P(text)
+
+
+# -- boards ---------------------------------------------------------------------------------------
+
+def test_chens_blocked_board_gets_its_canonical_form_stops_mean_and_temperature():
+    v = game_value(board("x.#o/.##."))
+    assert v.canonical == "{5||1|1|||{1,{1|-5}|-5},-5}"
+    assert (v.left_stop, v.right_stop) == (1, -5)      # SPEC section 9 (the naive { | G^R } gives 2)
+    assert (v.mean, v.temperature) == (-1, 4)          # as worked by hand for 5|1||-5
+    assert v.to_json() == {"canonical": v.canonical, "left_stop": 1, "right_stop": -5, "mean": -1,
+                           "temperature": 4}
+
+
+@pytest.mark.parametrize("text", ["x...o", "x../.../..o", "x###/#.../#.../###o"])
+def test_a_board_where_play_can_repeat_is_refused_naming_the_repetition(text):
+    with pytest.raises(NoValue) as err:
+        game_value(board(text))
+    assert err.value.kind == "loop"
+    assert err.value.reason.startswith("no canonical form: play can repeat (from ")
+    assert "returns to a board" in err.value.reason and "\n" not in err.value.reason
+
+
+def test_a_zugzwang_board_is_refused_as_not_faithful():
+    p = board(".#o/.ox")
+    a, b = Analyzer(ReferenceOracle()).stops(p)
+    assert a < b  # neither side wants to move
+    with pytest.raises(NoValue) as err:
+        game_value(p)
+    assert err.value.kind == "zugzwang"
+    assert err.value.reason == f"no faithful canonical form: a zugzwang at .#o/.ox (X first {a:+d}, O first {b:+d}: " \
+                               "CGT would let a side not move)"
+
+
+def test_limits_refuse_in_one_line():
+    with pytest.raises(NoValue, match=f"at most {MAX_SQUARES}") as err:
+        game_value(Position.start(5, 5))
+    assert err.value.kind == "size"
+    with pytest.raises(NoValue, match="more than 3 boards") as err:
+        game_value(board("x.#o/.##."), max_states=3)
+    assert err.value.kind == "states"
+
+
+def _checked(positions, limit=5000):
+    """(values, refusals) of the boards, each value's stops checked against the solver's."""
+    values = refused = 0
+    for p in positions:
+        a, b = Analyzer(ReferenceOracle()).stops(p)
+        try:
+            v = game_value(p, max_states=limit)
+        except NoValue as e:
+            assert e.kind in ("loop", "zugzwang", "states")
+            if e.kind == "zugzwang":
+                assert a < b or "zugzwang at" in e.reason
+            refused += 1
+            continue
+        values += 1
+        assert (v.left_stop, v.right_stop) == (a, b), (p, v.canonical)
+        assert P(v.canonical) == v.game  # the printed form reads back as the same game
+        inverse = game_value(p.inverted())
+        assert inverse.game == pycgt.negate(v.game)  # colour inversion negates the value
+        assert inverse.mean == -v.mean and inverse.temperature == v.temperature
+    return values, refused
+
+
+def test_the_stops_of_the_game_built_are_the_solvers_stops_classic():
+    values, refused = _checked(random_positions(11, 120, max_empty=5))
+    assert values >= 80  # most tiny boards have a value; measured 108 of 120 (12 refused)
+
+
+@pytest.mark.parametrize("rules, seed, count", [(UAI, 12, 8), (CS61B, 13, 20)])
+def test_the_stops_of_the_game_built_are_the_solvers_stops_counters(rules, seed, count):
+    values, refused = _checked(random_positions(seed, count, rules=rules, max_empty=3))
+    assert values >= count // 2
