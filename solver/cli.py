@@ -208,6 +208,8 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
+    p.add_argument("--value", action="store_true",
+                   help="the board's game value: canonical form (CGSuite syntax), stops, mean, temperature")
     p.add_argument("--outcome-only", action="store_true",
                    help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
     add_solver_options(p)
@@ -321,7 +323,7 @@ def solve_command(args: argparse.Namespace) -> int:
                  "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
-                                  certify=args.certificate is not None)
+                                  certify=args.certificate is not None, value=args.value)
         finally:
             if view is not None:
                 view.close()

@@ -3,6 +3,9 @@ CGSuite syntax written and read back, and the game built from a board against th
 stops on random small boards (fixed seeds), colour inversion, and the refusals (loop, zugzwang,
 size, states)."""
 
+import io
+import json
+import sys
 from fractions import Fraction
 
 import pycgt
@@ -10,10 +13,12 @@ import pytest
 
 from helpers import random_positions
 from solver.analysis import Analyzer
+from solver.cli import main
 from solver.formats import read_text
 from solver.gamevalue import MAX_SQUARES, NoValue, cgsuite_name, game_value, parse_cgsuite
 from solver.reference import ReferenceOracle
 from solver.rules import CLASSIC, CS61B, UAI, Position
+from solver.solving import Solver
 
 P = parse_cgsuite
 
@@ -134,3 +139,41 @@ def test_the_stops_of_the_game_built_are_the_solvers_stops_classic():
 def test_the_stops_of_the_game_built_are_the_solvers_stops_counters(rules, seed, count):
     values, refused = _checked(random_positions(seed, count, rules=rules, max_empty=3))
     assert values >= count // 2
+
+
+# -- the API and the command ----------------------------------------------------------------------
+
+def _run(argv, text, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    return main(argv)
+
+
+def test_the_report_carries_the_game_value_when_asked():
+    report = Solver().solve("x.#o\n.##.\n", value=True)
+    assert report.game_value is not None and report.game_value.canonical == "{5||1|1|||{1,{1|-5}|-5},-5}"
+    assert report.board is not None and report.board.stops == (1, -5)
+    assert Solver().solve("x.#o\n.##.\n").game_value is None  # only when asked
+    looped = Solver().solve("x...o\n", value=True)
+    assert looped.game_value is None and looped.game_value_note.startswith("no canonical form: play can repeat")
+
+
+def test_value_option_prints_the_canonical_form_stops_mean_and_temperature(monkeypatch, capsys):
+    assert _run(["--value"], "x.#o\n.##.\n", monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "canonical form: {5||1|1|||{1,{1|-5}|-5},-5}\n  stops: left 1, right -5; mean -1, temperature 4\n" in out
+    assert _run(["--value"], "x...o\n", monkeypatch) == 0  # the stops and summary are exact: not a failure
+    out = capsys.readouterr().out
+    assert "orthodox summary: 0\nno canonical form: play can repeat (from .xx.o, X c1a1, X a1c1 returns to" in out
+    assert _run([], "x.#o\n.##.\n", monkeypatch) == 0
+    assert "canonical" not in capsys.readouterr().out
+
+
+def test_value_option_json_keys(monkeypatch, capsys):
+    assert _run(["--value", "--json"], "x.#o\n.##.\n", monkeypatch) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert {k: obj[k] for k in ("canonical", "left_stop", "right_stop", "mean", "temperature")} == \
+        {"canonical": "{5||1|1|||{1,{1|-5}|-5},-5}", "left_stop": 1, "right_stop": -5, "mean": -1, "temperature": 4}
+    assert _run(["--value", "--json"], "x...o\n", monkeypatch) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["canonical"] is None and obj["canonical_note"].startswith("no canonical form: play can repeat")
+    assert obj["stops"] == {"x": -3, "o": 3}  # what is exact stays
