@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import pycgt
 from pycgt import Game
+from pycgt.draw import thermograph_svg
 
 from .board import popcount
 from .formats import write_grid
@@ -92,10 +93,20 @@ class GameValue:
                 f"  stops: left {number_text(self.left_stop)}, right {number_text(self.right_stop)}; "
                 f"mean {number_text(self.mean)}, temperature {number_text(self.temperature)}"]
 
+    def thermograph_svg(self) -> str:
+        """The thermograph as an SVG picture (pycgt's drawing: value to the right, temperature up,
+        the mast marked), titled with the canonical form in CGSuite syntax."""
+        svg = str(thermograph_svg(self.game))
+        return svg.replace(f">{_escape(pycgt.render(self.game))}</text>", f">{_escape(self.canonical)}</text>", 1)
+
     def to_json(self) -> dict:
         return {"canonical": self.canonical, "left_stop": number_json(self.left_stop),
                 "right_stop": number_json(self.right_stop), "mean": number_json(self.mean),
                 "temperature": number_json(self.temperature)}
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def number_text(x: Fraction | int) -> str:

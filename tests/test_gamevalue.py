@@ -177,3 +177,21 @@ def test_value_option_json_keys(monkeypatch, capsys):
     obj = json.loads(capsys.readouterr().out)
     assert obj["canonical"] is None and obj["canonical_note"].startswith("no canonical form: play can repeat")
     assert obj["stops"] == {"x": -3, "o": 3}  # what is exact stays
+
+
+def test_thermograph_option_writes_the_picture_or_says_why_not(monkeypatch, capsys, tmp_path):
+    target = tmp_path / "thermo.svg"
+    assert _run(["--thermograph", str(target)], "x.#o\n.##.\n", monkeypatch) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {target}" in captured.err and "canonical form: {5||1|1|||" in captured.out  # implies --value
+    svg = target.read_text()
+    assert svg.startswith("<svg ") and svg.rstrip().endswith("</svg>")
+    assert ">{5||1|1|||{1,{1|-5}|-5},-5}</text>" in svg and "temperature 4, mean -1" in svg
+    target.unlink()
+    assert _run(["--thermograph", str(target)], "x...o\n", monkeypatch) == 0
+    assert "<stdin>:1: no thermograph: no canonical form: play can repeat" in capsys.readouterr().err
+    assert not target.exists()
+    mine = tmp_path / "notes.txt"
+    mine.write_text("not a picture\n")
+    assert _run(["--thermograph", str(mine)], "x.#o\n.##.\n", monkeypatch) == 2  # never over a file not ours
+    assert mine.read_text() == "not a picture\n"
