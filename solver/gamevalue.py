@@ -36,7 +36,8 @@ side's number option v(B) has m_L = m_R = v(B), which keeps the induction.)
 - a *loop*: the option graph returns to a board (a jump war; or a side jumping forever while the
   other must pass), so the game is not short and has no canonical form. The repetition is named
   as the moves from the root. (Chen's convention of cutting repetitions to 0 is not offered.)
-- more than ``max_states`` boards, or a board of more than :data:`MAX_SQUARES` playable squares.
+- more than ``max_states`` boards, a deadline passed, or a board of more than :data:`MAX_SQUARES`
+  playable squares.
 
 The stops, outcome class and orthodox summary stay exact for all of these (the solver's report).
 """
@@ -44,6 +45,7 @@ The stops, outcome class and orthodox summary stay exact for all of these (the s
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -61,7 +63,7 @@ DEFAULT_MAX_STATES = 100_000  # boards of the option graph
 
 class NoValue(Exception):
     """The board has no faithful short canonical form; ``reason`` says why in one line, ``kind``
-    is 'loop', 'zugzwang', 'states' or 'size'."""
+    is 'loop', 'zugzwang', 'states', 'time' or 'size'."""
 
     def __init__(self, kind: str, reason: str):
         super().__init__(reason)
@@ -176,9 +178,11 @@ class _Node:
     b: int  # minimax value, O first
 
 
-def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES) -> tuple[Game, int, int, int]:
+def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
+               deadline: float | None = None) -> tuple[Game, int, int, int]:
     """(G(board) in canonical form, a, b, boards) as the module docstring builds it: a and b are the
-    tree's minimax values (SPEC's stops). Raises :class:`NoValue` (a loop, a zugzwang, a limit)."""
+    tree's minimax values (SPEC's stops). ``deadline``: a ``time.monotonic()`` value. Raises
+    :class:`NoValue` (a loop, a zugzwang, a limit)."""
     playable = popcount(board.board.playable)
     if playable > MAX_SQUARES:
         raise NoValue("size", f"no canonical form computed: {playable} playable squares "
@@ -203,6 +207,9 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES) -> tuple[G
             node = _Node(pycgt.integer(result), result, result)
             done[key] = node
             return node
+        if deadline is not None and time.monotonic() > deadline:
+            raise NoValue("time", f"no canonical form computed: out of time after {len(done):,} boards "
+                                  f"(raise --timeout to go further)")
         if len(done) >= max_states:
             raise NoValue("states", f"no canonical form computed: more than {max_states:,} boards "
                                     f"(raise --max-states to go further)")
@@ -269,10 +276,11 @@ def _grid_line(p: Position) -> str:
     return "/".join(write_grid(p).split("\n"))
 
 
-def game_value(board: Position, max_states: int = DEFAULT_MAX_STATES) -> GameValue:
+def game_value(board: Position, max_states: int = DEFAULT_MAX_STATES, deadline: float | None = None) -> GameValue:
     """The canonical form, stops, mean and temperature of a board (its side to move is ignored).
-    Raises :class:`NoValue` with the reason where there is no faithful short value."""
-    g, a, b, states = build_game(board, max_states)
+    Raises :class:`NoValue` with the reason where there is no faithful short value, or where
+    ``max_states`` boards or the ``deadline`` (``time.monotonic()``) stopped the work."""
+    g, a, b, states = build_game(board, max_states, deadline)
     ls, rs = Fraction(pycgt.left_stop(g)), Fraction(pycgt.right_stop(g))
     if (ls, rs) != (a, b):  # the module docstring proves this never happens
         raise AssertionError(f"stops {ls}, {rs} of the game built differ from the tree's {a}, {b}")

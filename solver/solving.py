@@ -196,7 +196,8 @@ class Solver:
         the strategy that proves it, :mod:`solver.certificate`; ``report.certificate_error``
         says why there is none when making it failed). ``value``: also the board's game value
         (``report.game_value``: canonical form, stops, mean, temperature, :mod:`solver.gamevalue`;
-        ``report.game_value_note`` says why there is none), its work bounded by ``max_states``.
+        ``report.game_value_note`` says why there is none), its work bounded by ``max_states``
+        boards and by its own ``timeout``.
 
         Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
         was proved (its interval, the best move found and why it stopped).
@@ -209,7 +210,8 @@ class Solver:
             _certify(report, analyzer.oracle)
         if value:
             try:
-                report.game_value = game_value(entry.position, self.limits.max_states or DEFAULT_MAX_STATES)
+                report.game_value = game_value(entry.position, self.limits.max_states or DEFAULT_MAX_STATES,
+                                               self.limits.deadline_from_now())
             except NoValue as exc:
                 report.game_value_note = exc.reason
             except KeyboardInterrupt:

@@ -6,6 +6,7 @@ size, states)."""
 import io
 import json
 import sys
+import time
 from fractions import Fraction
 
 import pycgt
@@ -195,3 +196,9 @@ def test_thermograph_option_writes_the_picture_or_says_why_not(monkeypatch, caps
     mine.write_text("not a picture\n")
     assert _run(["--thermograph", str(mine)], "x.#o\n.##.\n", monkeypatch) == 2  # never over a file not ours
     assert mine.read_text() == "not a picture\n"
+
+
+def test_a_deadline_stops_the_work_in_one_line():
+    with pytest.raises(NoValue, match=r"out of time after 0 boards \(raise --timeout") as err:
+        game_value(board("x.#o/.##."), deadline=time.monotonic() - 1)
+    assert err.value.kind == "time"
