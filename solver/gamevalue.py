@@ -30,9 +30,10 @@ side's number option v(B) has m_L = m_R = v(B), which keeps the induction.)
 
 **Where it is not faithful, it says so** (:class:`NoValue`, one line):
 
-- a *zugzwang* board in the tree (a < b: neither side wants to move). CGT values such a
-  component as a number between, because in a sum a player moves elsewhere; a single Ataxx game
-  forces the move, and the stops may differ. The board is named.
+- a *zugzwang* board in the tree (a < b: neither side wants to move). No game of CGT has such
+  stops (LS(G) >= RS(G) for every G: in a sum a player may move elsewhere, a single Ataxx game
+  forces the move), so at the root no construction is faithful, and inside the tree the parent's
+  stops may differ. The board is named.
 - a *loop*: the option graph returns to a board (a jump war; or a side jumping forever while the
   other must pass), so the game is not short and has no canonical form. The repetition is named
   as the moves from the root. (Chen's convention of cutting repetitions to 0 is not offered.)
@@ -250,8 +251,11 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
             if seq is not None and best < 0:  # endless play (0) beats every finite option: a loop
                 _endless(p, side, seq)
         if a < b:
-            raise NoValue("zugzwang", f"no faithful canonical form: a zugzwang at {_grid_line(p)} "
-                                      f"(X first {a:+d}, O first {b:+d}: CGT would let a side not move)")
+            counter = f" at counter {p.counter}" if p.rules.counter else ""
+            where = "the board is a zugzwang" if _board_key(p) == _board_key(board) else \
+                f"a board of its game is a zugzwang, {_grid_line(p)}{counter}"
+            raise NoValue("zugzwang", f"no faithful canonical form: {where} (X first {a:+d}, O first {b:+d}; "
+                                      f"a CGT game's left stop is never below its right stop)")
         node = _Node(pycgt.game(left, right), a, b)
         done[key] = node
         return node

@@ -96,8 +96,8 @@ def test_a_zugzwang_board_is_refused_as_not_faithful():
     with pytest.raises(NoValue) as err:
         game_value(p)
     assert err.value.kind == "zugzwang"
-    assert err.value.reason == f"no faithful canonical form: a zugzwang at .#o/.ox (X first {a:+d}, O first {b:+d}: " \
-                               "CGT would let a side not move)"
+    assert err.value.reason == f"no faithful canonical form: the board is a zugzwang (X first {a:+d}, O first {b:+d}; " \
+                               "a CGT game's left stop is never below its right stop)"
 
 
 def test_limits_refuse_in_one_line():
@@ -119,7 +119,7 @@ def _checked(positions, limit=5000):
         except NoValue as e:
             assert e.kind in ("loop", "zugzwang", "states")
             if e.kind == "zugzwang":
-                assert a < b or "zugzwang at" in e.reason
+                assert a < b if "the board is" in e.reason else "a board of its game is a zugzwang, " in e.reason
             refused += 1
             continue
         values += 1
@@ -202,3 +202,13 @@ def test_a_deadline_stops_the_work_in_one_line():
     with pytest.raises(NoValue, match=r"out of time after 0 boards \(raise --timeout") as err:
         game_value(board("x.#o/.##."), deadline=time.monotonic() - 1)
     assert err.value.kind == "time"
+
+
+def test_a_zugzwang_inside_the_game_is_named_with_its_counter():
+    p = board("..xxo.", CS61B).replace(counter=18)
+    with pytest.raises(NoValue) as err:
+        game_value(p)
+    assert err.value.reason == "no faithful canonical form: a board of its game is a zugzwang, x...oo at counter 22 " \
+                               "(X first -4, O first -2; a CGT game's left stop is never below its right stop)"
+    a, b = Analyzer(ReferenceOracle()).stops(board("x...oo", CS61B).replace(counter=22))
+    assert (a, b) == (-4, -2)  # the solver agrees: a zugzwang
