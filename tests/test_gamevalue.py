@@ -128,6 +128,8 @@ def _checked(positions, limit=5000):
         inverse = game_value(p.inverted())
         assert inverse.game == pycgt.negate(v.game)  # colour inversion negates the value
         assert inverse.mean == -v.mean and inverse.temperature == v.temperature
+        for perm in p.board.symmetries[1:2]:  # a symmetry of the board gives the same game (SPEC section 6)
+            assert game_value(p.transform(perm)).game == v.game
     return values, refused
 
 
@@ -212,3 +214,14 @@ def test_a_zugzwang_inside_the_game_is_named_with_its_counter():
                                "(X first -4, O first -2; a CGT game's left stop is never below its right stop)"
     a, b = Analyzer(ReferenceOracle()).stops(board("x...oo", CS61B).replace(counter=22))
     assert (a, b) == (-4, -2)  # the solver agrees: a zugzwang
+
+
+@pytest.mark.parametrize("rows, cols, rules, canonical, temperature", [
+    (1, 3, CLASSIC, "+-3", 3), (1, 4, CLASSIC, "{4,{4|-2}|{2|-4},-4}", 4), (2, 3, CLASSIC, "+-6", 6),
+    (1, 4, UAI, "{{4|-2},2|{2|-4},-2}", 2), (2, 3, CS61B, "+-5", 5)])
+def test_symmetric_starts_are_their_own_negatives_of_mean_zero(rows, cols, rules, canonical, temperature):
+    p = Position.start(rows, cols, rules)
+    v = game_value(p)
+    assert (v.canonical, v.mean, v.temperature) == (canonical, 0, temperature)
+    assert v.game == pycgt.negate(v.game)
+    assert (v.left_stop, v.right_stop) == Analyzer(ReferenceOracle()).stops(p)
