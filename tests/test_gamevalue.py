@@ -18,7 +18,7 @@ from solver.cli import main
 from solver.formats import read_text
 from solver.gamevalue import MAX_SQUARES, NoValue, cgsuite_name, game_value, parse_cgsuite
 from solver.reference import ReferenceOracle
-from solver.rules import CLASSIC, CS61B, UAI, Position
+from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position
 from solver.solving import Solver
 
 P = parse_cgsuite
@@ -138,7 +138,7 @@ def test_the_stops_of_the_game_built_are_the_solvers_stops_classic():
     assert values >= 80  # most tiny boards have a value; measured 108 of 120 (12 refused)
 
 
-@pytest.mark.parametrize("rules, seed, count", [(UAI, 12, 8), (CS61B, 13, 20)])
+@pytest.mark.parametrize("rules, seed, count", [(UAI, 12, 8), (CS61B, 13, 20), (JUMP3, 14, 10)])
 def test_the_stops_of_the_game_built_are_the_solvers_stops_counters(rules, seed, count):
     values, refused = _checked(random_positions(seed, count, rules=rules, max_empty=3))
     assert values >= count // 2
