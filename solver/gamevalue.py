@@ -18,15 +18,18 @@ temperature 4, +-{3|1} has mean 0 and temperature 2 (tests/test_gamevalue.py kee
   ``x.#o/.##.`` it gives a left stop of 2 where X first gets 1.
 
 **Why its stops are the board's stops.** Let m_L(B), m_R(B) be the minimax values of this tree
-(Left first / Right first, play ending at the integer leaves and at the stuck side's number): they
-are SPEC's stops a(B) and b(B) (v of the board with X / O to move), because an option is exactly
-a side's sequence of moves up to the other side's turn and the pass of a stuck side leads to v(B).
-Claim: if no board in the tree is a zugzwang (m_L(H) >= m_R(H) everywhere), then
-LS(G(H)) = m_L(H) and RS(G(H)) = m_R(H) for every H. By induction from the leaves (numbers):
-if G(H) is not a number, LS(G(H)) = max RS(G(H)^L) = max m_R(H^L) = m_L(H), and likewise for RS.
-If G(H) equals a number x, every G^L is not >= x, so RS(G^L) <= x (RS(K) > x implies K > x),
-so m_L(H) <= x; likewise m_R(H) >= x; with m_L(H) >= m_R(H) both equal x = LS = RS. (A stuck
-side's number option v(B) has m_L = m_R = v(B), which keeps the induction.)
+(Left first / Right first, play ending at the integer leaves and at a stuck side's number). When
+no sequence of options returns to a board, every line of Ataxx play from B is finite (it is a path
+of options), so m_L(B) and m_R(B) are SPEC's stops a(B) and b(B) (v of the board with X / O to
+move): an option is exactly a side's moves up to the other side's turn, and a stuck side's pass
+leads to v(B) = the other side's value. Claim: if no board in the tree is a zugzwang
+(m_L(H) >= m_R(H) everywhere), then LS(G(H)) = m_L(H) and RS(G(H)) = m_R(H) for every H.
+Induction from the leaves (numbers), using that stops depend on the value only, so they may be
+read from the form {G(H^L) | G(H^R)}: if G(H) is not a number, LS(G(H)) = max RS(G(H^L)) =
+max m_R(H^L) = m_L(H), and likewise for RS. If G(H) equals a number x, no G(H^L) is >= x, so
+RS(G(H^L)) <= x (RS(K) > x implies K > x), so m_L(H) <= x; likewise m_R(H) >= x; with
+m_L(H) >= m_R(H) both equal x = LS = RS. (A stuck side's number option v has m_L = m_R = v.)
+The tests check the claim against the solver's exact stops on random boards under every rule set.
 
 **Where it is not faithful, it says so** (:class:`NoValue`, one line):
 
@@ -34,9 +37,13 @@ side's number option v(B) has m_L = m_R = v(B), which keeps the induction.)
   stops (LS(G) >= RS(G) for every G: in a sum a player may move elsewhere, a single Ataxx game
   forces the move), so at the root no construction is faithful, and inside the tree the parent's
   stops may differ. The board is named.
-- a *loop*: the option graph returns to a board (a jump war; or a side jumping forever while the
-  other must pass), so the game is not short and has no canonical form. The repetition is named
-  as the moves from the root. (Chen's convention of cutting repetitions to 0 is not offered.)
+- a *loop*: a sequence of options (of either side, in any order: in a sum a side may move twice
+  in one component) returns to a board, as in a jump war, so the game is not short and has no
+  canonical form. The repetition is named with its first board. A side that can move on forever
+  while the other passes has endless play (worth 0) as one more choice: it is left out where a
+  finite option is at least as good for that side (the minimax values are unchanged), and the
+  board is refused as a loop otherwise. (Chen's convention of cutting repetitions to 0 is not
+  offered.)
 - more than ``max_states`` boards, a deadline passed, or a board of more than :data:`MAX_SQUARES`
   playable squares.
 
