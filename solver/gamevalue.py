@@ -243,7 +243,7 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
         for side in (X, O):
             seq = endless[side]
             if seq is not None and not children[side]:
-                _endless(p, side, seq)
+                _endless(p, side, seq, False)
         if xs and os_:
             a, b = max(c.b for c in xs), min(c.a for c in os_)
             left, right = [c.game for c in xs], [c.game for c in os_]
@@ -256,7 +256,7 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
         for side, best in ((X, a), (O, -b)):
             seq = endless[side]
             if seq is not None and best < 0:  # endless play (0) beats every finite option: a loop
-                _endless(p, side, seq)
+                _endless(p, side, seq, True)
         if a < b:
             counter = f" at counter {p.counter}" if p.rules.counter else ""
             where = "the board is a zugzwang" if _board_key(p) == _board_key(board) else \
@@ -276,10 +276,10 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
     return root.game, root.a, root.b, len(done)
 
 
-def _endless(p: Position, side: Side, seq: list[str]) -> None:
+def _endless(p: Position, side: Side, seq: list[str], ends: bool) -> None:
+    why = "and prefers that draw" if ends else "and cannot end the game"
     raise NoValue("loop", f"no canonical form: play can repeat ({side_name(side)} moves on forever while "
-                          f"{side_name(side.other)} passes, {' '.join(seq)} at {_grid_line(p)}, and prefers that "
-                          f"draw)")
+                          f"{side_name(side.other)} passes, {' '.join(seq)} at {_grid_line(p)}, {why})")
 
 
 def _grid_line(p: Position) -> str:

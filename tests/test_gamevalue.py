@@ -225,3 +225,14 @@ def test_symmetric_starts_are_their_own_negatives_of_mean_zero(rows, cols, rules
     assert (v.canonical, v.mean, v.temperature) == (canonical, 0, temperature)
     assert v.game == pycgt.negate(v.game)
     assert (v.left_stop, v.right_stop) == Analyzer(ReferenceOracle()).stops(p)
+
+
+def test_endless_play_while_the_other_side_passes():
+    # O wiped out: X fills the row (+4) or jumps a1c1, c1a1 ... forever; the draw is worse, left out
+    v = game_value(board("x..."))
+    assert (v.canonical, v.left_stop, v.right_stop) == ("{4|4}", 4, 4)
+    assert (v.left_stop, v.right_stop) == Analyzer(ReferenceOracle()).stops(board("x..."))
+    with pytest.raises(NoValue) as err:  # O can only jump to and fro: the game never ends
+        game_value(board("#.#o#"))
+    assert err.value.reason == "no canonical form: play can repeat (O moves on forever while X passes, " \
+                               "d1b1 0000 b1d1 0000 d1b1 0000 at #.#o#, and cannot end the game)"
