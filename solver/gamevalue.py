@@ -147,6 +147,7 @@ def side_options(board: Position, side: Side) -> tuple[list[tuple[list[Move], Po
     start = board.replace(turn=side)
     if start.legal_moves() == [PASS]:
         return [], None  # stuck: no option (the game built gives it one, see build_game)
+    seen.add(_board_key(start))
     frontier: list[tuple[Position, list[Move]]] = [(start, [])]
     while frontier:
         nxt = []

@@ -235,4 +235,4 @@ def test_endless_play_while_the_other_side_passes():
     with pytest.raises(NoValue) as err:  # O can only jump to and fro: the game never ends
         game_value(board("#.#o#"))
     assert err.value.reason == "no canonical form: play can repeat (O moves on forever while X passes, " \
-                               "d1b1 0000 b1d1 0000 d1b1 0000 at #.#o#, and cannot end the game)"
+                               "d1b1 0000 b1d1 0000 at #.#o#, and cannot end the game)"
