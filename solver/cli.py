@@ -210,6 +210,8 @@ def _add_solve(commands: _Commands) -> _Parser:
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--value", action="store_true",
                    help="the board's game value: canonical form (CGSuite syntax), stops, mean, temperature")
+    p.add_argument("--cut-loops", action="store_true",
+                   help="--value by Chen's convention: repetitions cut to 0, zugzwangs kept (says what it cut)")
     p.add_argument("--thermograph", metavar="FILE",
                    help="write the thermograph of the board's game value as SVG (implies --value)")
     p.add_argument("--outcome-only", action="store_true",
@@ -326,7 +328,8 @@ def solve_command(args: argparse.Namespace) -> int:
                  "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
-                                  certify=args.certificate is not None, value=args.value or args.thermograph is not None)
+                                  certify=args.certificate is not None, value=args.value or args.thermograph is not None,
+                                  cut_loops=args.cut_loops)
         finally:
             if view is not None:
                 view.close()

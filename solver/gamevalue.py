@@ -42,8 +42,9 @@ The tests check the claim against the solver's exact stops on random boards unde
   canonical form. The repetition is named with its first board. A side that can move on forever
   while the other passes has endless play (worth 0) as one more choice: it is left out where a
   finite option is at least as good for that side (the minimax values are unchanged), and the
-  board is refused as a loop otherwise. (Chen's convention of cutting repetitions to 0 is not
-  offered.)
+  board is refused as a loop otherwise. Chen's convention (he "ignored" loops and printed 0
+  for ``x...o``) is an explicit option, ``cut_loops``: each repetition becomes the game 0, a
+  zugzwang is kept, and the output counts and names the cuts; it is not the board's value.
 - more than ``max_states`` boards, a deadline passed, or a board of more than :data:`MAX_SQUARES`
   playable squares.
 
@@ -52,6 +53,7 @@ The stops, outcome class and orthodox summary stay exact for all of these (the s
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -89,6 +91,8 @@ class GameValue:
     mean: Fraction
     temperature: Fraction
     states: int  # boards of the option graph
+    cuts: tuple[str, ...] = ()  # Chen's convention: the repetitions cut to 0
+    cut_loops: bool = False  # built under Chen's convention (the stops are the cut game's)
 
     @property
     def canonical(self) -> str:
@@ -99,9 +103,15 @@ class GameValue:
         return self.canonical
 
     def text(self) -> list[str]:
-        return [f"canonical form: {self.canonical}",
-                f"  stops: left {number_text(self.left_stop)}, right {number_text(self.right_stop)}; "
-                f"mean {number_text(self.mean)}, temperature {number_text(self.temperature)}"]
+        out = [f"canonical form{' (loops cut)' if self.cut_loops else ''}: {self.canonical}",
+               f"  stops: left {number_text(self.left_stop)}, right {number_text(self.right_stop)}; "
+               f"mean {number_text(self.mean)}, temperature {number_text(self.temperature)}"]
+        if self.cut_loops:
+            out.append(f"  Chen's convention: {len(self.cuts):,} repetition{'s' if len(self.cuts) != 1 else ''} "
+                       f"cut to 0 and zugzwangs kept as CGT values them: the value of the game cut, not of the "
+                       f"board (its stops are the solver's above)"
+                       + (f"; the first: {self.cuts[0]}" if self.cuts else ""))
+        return out
 
     def thermograph_svg(self) -> str:
         """The thermograph as an SVG picture (pycgt's drawing: value to the right, temperature up,
@@ -110,9 +120,13 @@ class GameValue:
         return svg.replace(f">{_escape(pycgt.render(self.game))}</text>", f">{_escape(self.canonical)}</text>", 1)
 
     def to_json(self) -> dict:
-        return {"canonical": self.canonical, "left_stop": number_json(self.left_stop),
-                "right_stop": number_json(self.right_stop), "mean": number_json(self.mean),
-                "temperature": number_json(self.temperature)}
+        out: dict = {"canonical": self.canonical, "left_stop": number_json(self.left_stop),
+                     "right_stop": number_json(self.right_stop), "mean": number_json(self.mean),
+                     "temperature": number_json(self.temperature)}
+        if self.cut_loops:
+            out["loops_cut"] = len(self.cuts)
+            out["cuts"] = list(self.cuts[:10])  # the first ten
+        return out
 
 
 def _escape(text: str) -> str:
@@ -187,11 +201,19 @@ class _Node:
     b: int  # minimax value, O first
 
 
-def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
-               deadline: float | None = None) -> tuple[Game, int, int, int]:
-    """(G(board) in canonical form, a, b, boards) as the module docstring builds it: a and b are the
-    tree's minimax values (SPEC's stops). ``deadline``: a ``time.monotonic()`` value. Raises
-    :class:`NoValue` (a loop, a zugzwang, a limit)."""
+_ZERO_NODE = _Node(pycgt.ZERO, 0, 0)  # a repetition cut to 0 (Chen's convention)
+
+
+def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES, deadline: float | None = None,
+               cut_loops: bool = False) -> tuple[Game, int, int, int, list[str]]:
+    """(G(board) in canonical form, a, b, boards, cuts) as the module docstring builds it: a and b
+    are the tree's minimax values (SPEC's stops). ``deadline``: a ``time.monotonic()`` value.
+    Raises :class:`NoValue` (a loop, a zugzwang, a limit).
+
+    ``cut_loops``: Chen's convention instead (never the default): an option that returns to a
+    board on the line, and a side's endless play while the other passes, become the game 0; a
+    zugzwang is kept as CGT values it. ``cuts`` then names each repetition cut (else it is empty);
+    a board is reused only where its game does not depend on the line above it."""
     playable = popcount(board.board.playable)
     if playable > MAX_SQUARES:
         raise NoValue("size", f"no canonical form computed: {playable} playable squares "
@@ -199,6 +221,8 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
     done: dict[tuple, _Node] = {}
     path: dict[tuple, int] = {}  # board on the current line -> its index in ``line``
     line: list[tuple[Side, list[Move], Position]] = []
+    cuts: list[str] = []
+    visits = [0]
 
     def repetition(key: tuple) -> str:
         first = path[key]
@@ -207,22 +231,25 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
             names.append(f"{side_name(side)} " + " ".join(_names(prev.replace(turn=side), moves)))
         return f"from {_grid_line(line[first][2])}, " + ", ".join(names)
 
-    def visit(p: Position) -> _Node:
+    def visit(p: Position) -> tuple[_Node, float]:
+        """The board's node, and the least index on the line of a board its game was cut at."""
         key = _board_key(p)
         if key in done:
-            return done[key]
+            return done[key], math.inf
         result = p.replace(turn=X).result()
         if result is not None:
             node = _Node(pycgt.integer(result), result, result)
             done[key] = node
-            return node
+            return node, math.inf
         if deadline is not None and time.monotonic() > deadline:
-            raise NoValue("time", f"no canonical form computed: out of time after {len(done):,} boards "
+            raise NoValue("time", f"no canonical form computed: out of time after {visits[0]:,} boards "
                                   f"(raise --timeout to go further)")
-        if len(done) >= max_states:
+        if visits[0] >= max_states:
             raise NoValue("states", f"no canonical form computed: more than {max_states:,} boards "
                                     f"(raise --max-states to go further)")
-        path[key] = len(line)
+        visits[0] += 1
+        here = path[key] = len(line)
+        low: float = math.inf
         children: dict[Side, list[_Node]] = {}
         endless: dict[Side, list[str] | None] = {}
         for side in (X, O):
@@ -230,14 +257,26 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
             options, endless[side] = side_options(p, side)
             for moves, q in options:
                 qk = _board_key(q)
-                if qk in path:
-                    line.append((side, moves, p))
-                    what = repetition(qk)
-                    raise NoValue("loop", f"no canonical form: play can repeat ({what} returns to a board "
-                                          f"already on the line)")
                 line.append((side, moves, p))
-                kids.append(visit(q))
+                if qk in path:
+                    what = repetition(qk)
+                    if not cut_loops:
+                        raise NoValue("loop", f"no canonical form: play can repeat ({what} returns to a board "
+                                              f"already on the line)")
+                    cuts.append(what)
+                    kids.append(_ZERO_NODE)
+                    low = min(low, path[qk])
+                else:
+                    node, sub = visit(q)
+                    kids.append(node)
+                    low = min(low, sub)
                 line.pop()
+            seq = endless[side]
+            if seq is not None and cut_loops:
+                cuts.append(f"{side_name(side)} moves on forever while {side_name(side.other)} passes, "
+                            f"{' '.join(seq)} at {_grid_line(p)}")
+                kids.append(_ZERO_NODE)
+                low = min(low, here)  # the sequence starts on this board
             children[side] = kids
         del path[key]
         xs, os_ = children[X], children[O]
@@ -256,25 +295,27 @@ def build_game(board: Position, max_states: int = DEFAULT_MAX_STATES,
             left, right = [c.game for c in xs], [pycgt.integer(a)]
         for side, best in ((X, a), (O, -b)):
             seq = endless[side]
-            if seq is not None and best < 0:  # endless play (0) beats every finite option: a loop
+            if seq is not None and best < 0 and not cut_loops:  # endless play (0) beats every finite option
                 _endless(p, side, seq, True)
-        if a < b:
+        if a < b and not cut_loops:
             counter = f" at counter {p.counter}" if p.rules.counter else ""
             where = "the board is a zugzwang" if _board_key(p) == _board_key(board) else \
                 f"a board of its game is a zugzwang, {_grid_line(p)}{counter}"
             raise NoValue("zugzwang", f"no faithful canonical form: {where} (X first {a:+d}, O first {b:+d}; "
                                       f"a CGT game's left stop is never below its right stop)")
         node = _Node(pycgt.game(left, right), a, b)
-        done[key] = node
-        return node
+        if low >= here:  # no cut above this board: its game is the same from any line
+            done[key] = node
+            low = math.inf
+        return node, low
 
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        root = visit(board)
+        root, _ = visit(board)
     finally:
         sys.setrecursionlimit(limit)
-    return root.game, root.a, root.b, len(done)
+    return root.game, root.a, root.b, len(done), cuts
 
 
 def _endless(p: Position, side: Side, seq: list[str], ends: bool) -> None:
@@ -288,15 +329,19 @@ def _grid_line(p: Position) -> str:
     return "/".join(write_grid(p).split("\n"))
 
 
-def game_value(board: Position, max_states: int = DEFAULT_MAX_STATES, deadline: float | None = None) -> GameValue:
+def game_value(board: Position, max_states: int = DEFAULT_MAX_STATES, deadline: float | None = None,
+               cut_loops: bool = False) -> GameValue:
     """The canonical form, stops, mean and temperature of a board (its side to move is ignored).
     Raises :class:`NoValue` with the reason where there is no faithful short value, or where
-    ``max_states`` boards or the ``deadline`` (``time.monotonic()``) stopped the work."""
-    g, a, b, states = build_game(board, max_states, deadline)
+    ``max_states`` boards or the ``deadline`` (``time.monotonic()``) stopped the work.
+    ``cut_loops``: Chen's convention (:func:`build_game`); the value's ``cuts`` name what was cut,
+    and its stops are then those of the game cut, not the board's."""
+    g, a, b, states, cuts = build_game(board, max_states, deadline, cut_loops)
     ls, rs = Fraction(pycgt.left_stop(g)), Fraction(pycgt.right_stop(g))
-    if (ls, rs) != (a, b):  # the module docstring proves this never happens
+    if (ls, rs) != (a, b) and not cut_loops:  # the module docstring proves this never happens
         raise AssertionError(f"stops {ls}, {rs} of the game built differ from the tree's {a}, {b}")
-    return GameValue(g, ls, rs, Fraction(pycgt.mean(g)), Fraction(pycgt.temperature(g)), states)
+    return GameValue(g, ls, rs, Fraction(pycgt.mean(g)), Fraction(pycgt.temperature(g)), states, tuple(cuts),
+                     cut_loops)
 
 
 # -- CGSuite syntax ------------------------------------------------------------------------------

@@ -182,7 +182,8 @@ class Solver:
 
     def solve(self, what: Entry | Position | str, sides: tuple[Side, ...] | None = None, moves: bool = False,
               outcome_only: bool = False, known: Mapping[Side, SideResult] | None = None,
-              analyzer: Analyzer | None = None, certify: bool = False, value: bool = False) -> Report:
+              analyzer: Analyzer | None = None, certify: bool = False, value: bool = False,
+              cut_loops: bool = False) -> Report:
         """Solve a position: an :class:`~solver.formats.Entry` (read from a file), a
         :class:`~solver.rules.Position` (its side to move), or text in any input format (a
         board without a side to move is analysed for both sides).
@@ -197,7 +198,8 @@ class Solver:
         says why there is none when making it failed). ``value``: also the board's game value
         (``report.game_value``: canonical form, stops, mean, temperature, :mod:`solver.gamevalue`;
         ``report.game_value_note`` says why there is none), its work bounded by ``max_states``
-        boards and by its own ``timeout``.
+        boards and by its own ``timeout``; ``cut_loops``: by Chen's convention instead (repetitions
+        cut to 0, zugzwangs kept: the value of the game cut, which says so, never the default).
 
         Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
         was proved (its interval, the best move found and why it stopped).
@@ -208,10 +210,10 @@ class Solver:
         report = _solve(entry, analyzer, sides, moves, outcome_only, known)
         if certify:
             _certify(report, analyzer.oracle)
-        if value:
+        if value or cut_loops:
             try:
                 report.game_value = game_value(entry.position, self.limits.max_states or DEFAULT_MAX_STATES,
-                                               self.limits.deadline_from_now())
+                                               self.limits.deadline_from_now(), cut_loops)
             except NoValue as exc:
                 report.game_value_note = exc.reason
             except KeyboardInterrupt:

@@ -236,3 +236,18 @@ def test_endless_play_while_the_other_side_passes():
         game_value(board("#.#o#"))
     assert err.value.reason == "no canonical form: play can repeat (O moves on forever while X passes, " \
                                "d1b1 0000 b1d1 0000 at #.#o#, and cannot end the game)"
+
+
+def test_chens_convention_is_explicit_and_reproduces_his_zero(monkeypatch, capsys):
+    v = game_value(board("x...o"), cut_loops=True)
+    assert (v.canonical, v.left_stop, v.right_stop, v.cut_loops) == ("0", 0, 0, True)  # Chen 2002 printed 0
+    assert len(v.cuts) == 72 and "from .xx.o, X c1a1, X a1c1" in v.cuts
+    assert v.to_json()["loops_cut"] == 72
+    same = game_value(board("x.#o/.##."), cut_loops=True)  # without a loop that matters: the same game
+    assert same.game == game_value(board("x.#o/.##.")).game
+    assert _run(["--cut-loops"], "x...o\n", monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "canonical form (loops cut): 0\n" in out
+    assert "  Chen's convention: 72 repetitions cut to 0 and zugzwangs kept as CGT values them: the value of the " \
+           "game cut, not of the board (its stops are the solver's above); the first: " in out
+    assert "X first: -3, O first: +3" in out  # the exact stops stay
