@@ -17,6 +17,7 @@ from .board import Board
 from .fen import PositionFormatError
 from .formats import (Entry, parse_fen, parse_position, read_file, read_positions, write_colon, write_fen,
                       write_grid)
+from .gamevalue import GameValue, NoValue, game_value, parse_cgsuite
 from .limits import LimitError, Limits, MemoryLimitError, StateLimitError, TimeLimitError
 from .notation import game_name
 from .oracle import Bounds, Oracle, Progress
@@ -34,9 +35,9 @@ def solve(what: Entry | Position | str, algorithm: str = "auto", limits: Limits 
 
 __all__ = [
     "ALGORITHMS", "Analyzer", "Board", "BoardResult", "Bounds", "CLASSIC", "CS61B", "Entry", "Evaluation",
-    "IllegalMoveError", "Interval", "InvalidMoveError", "JUMP3", "LimitError", "Limits", "MemoryLimitError",
-    "MissingTableError", "Move", "MoveInfo", "O", "Oracle", "PASS", "Position", "PositionFormatError", "Progress",
+    "GameValue", "IllegalMoveError", "Interval", "InvalidMoveError", "JUMP3", "LimitError", "Limits", "MemoryLimitError",
+    "MissingTableError", "Move", "MoveInfo", "NoValue", "O", "Oracle", "PASS", "Position", "PositionFormatError", "Progress",
     "RULE_SETS", "Report", "Rules", "Side", "SideResult", "Solver", "StateLimitError", "Summary", "Tablebase",
-    "TimeLimitError", "UAI", "X", "game_name", "outcome_class", "parse_fen", "parse_position", "parse_rules",
+    "TimeLimitError", "UAI", "X", "game_name", "game_value", "outcome_class", "parse_cgsuite", "parse_fen", "parse_position", "parse_rules",
     "read_file", "read_positions", "report_json", "report_text", "solve", "write_colon", "write_fen", "write_grid",
 ]

@@ -241,6 +241,12 @@ def _add_solve(commands: _Commands) -> _Parser:
     add_game_options(p, "the final position")
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
+    p.add_argument("--value", action="store_true",
+                   help="the board's game value: canonical form (CGSuite syntax), stops, mean, temperature")
+    p.add_argument("--cut-loops", action="store_true",
+                   help="--value by Chen's convention: repetitions cut to 0, zugzwangs kept (says what it cut)")
+    p.add_argument("--thermograph", metavar="FILE",
+                   help="write the thermograph of the board's game value as SVG (implies --value)")
     p.add_argument("--outcome-only", action="store_true",
                    help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
     add_solver_options(p)
@@ -292,7 +298,8 @@ def write_output(path: str, text: str, kind: str, inputs: Iterable[str] = ()) ->
 def _check_pictures(args: argparse.Namespace, count: int) -> None:
     """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
     raises OutputError for the first that may not be written."""
-    for path, kind in ((args.dot, "dot"), (args.svg, "svg"), (args.certificate, "certificate")):
+    for path, kind in ((args.dot, "dot"), (args.svg, "svg"), (args.certificate, "certificate"),
+                       (args.thermograph, "svg")):
         for k in range(1, count + 1) if path else ():
             check_picture(numbered(path, k), kind, args.files)
 
@@ -354,7 +361,8 @@ def solve_command(args: argparse.Namespace) -> int:
                  "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
-                                  certify=args.certificate is not None)
+                                  certify=args.certificate is not None, value=args.value or args.thermograph is not None,
+                                  cut_loops=args.cut_loops)
         finally:
             if view is not None:
                 view.close()
@@ -397,6 +405,17 @@ def solve_command(args: argparse.Namespace) -> int:
             except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
                 _say(f"ataxx-solve: cannot write {exc}")
                 return EXIT_INPUT
+        if args.thermograph:
+            if report.game_value is None:
+                _say(f"{item.source}:{item.line}: no thermograph: {report.game_value_note}")
+            else:
+                target = numbered(args.thermograph, solved)
+                try:
+                    write_output(target, report.game_value.thermograph_svg(), "svg", args.files)
+                except OutputError as exc:
+                    _say(f"ataxx-solve: cannot write {exc}")
+                    return EXIT_INPUT
+                _say(f"wrote {target}")
         _print_report(args, report)
     return status
 

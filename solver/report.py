@@ -16,6 +16,7 @@ from typing import Any
 from .analysis import OUTCOME_CLASSES, Evaluation, Interval, Line, MoveInfo, Summary
 from .certificate import Claim
 from .formats import Entry, printable, write_fen, write_grid
+from .gamevalue import GameValue
 from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
 from .oracle import STOP_REASONS
 from .rules import X, Move, Position, Side, side_name
@@ -108,6 +109,10 @@ class Report:
     unit: str = "positions"  # what ``states`` counts (retro under a counter: boards, at every count)
     claims: list[Claim] = field(default_factory=list)  # certificates of the bounds proved, when asked for
     certificate_error: str | None = None
+    # the board's game value (canonical form, stops, mean, temperature), when asked for
+    # (Solver.solve(value=True)); else why it has none, in one line (a loop, a zugzwang, a limit)
+    game_value: GameValue | None = None
+    game_value_note: str | None = None
 
     @property
     def position(self) -> Position:
@@ -258,6 +263,10 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
             out.extend(summary_text(board.summary, orth_tree))
         else:
             out.append("orthodox summary: not computed" + (f" (stopped: {board.stopped})" if board.stopped else ""))
+    if report.game_value is not None:
+        out.extend(report.game_value.text())
+    elif report.game_value_note is not None:
+        out.append(report.game_value_note)
     for f in report.expect_failures:
         out.append(f"EXPECT FAILED: {f}")
     if e.expect and not report.expect_failures:
@@ -328,6 +337,11 @@ def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
             out["orthodox"] = game_name(board.summary.tree)
             out["orthodox_tree"] = game_to_json(board.summary.tree)
             out["orthodox_depth"] = board.summary.tree_depth
+    if report.game_value is not None:
+        out.update(report.game_value.to_json())
+    elif report.game_value_note is not None:
+        out["canonical"] = None
+        out["canonical_note"] = report.game_value_note
     if e.expect:
         out["expect"] = {"ok": not report.expect_failures, "failures": report.expect_failures}
     out["exact"] = report.exact

@@ -32,6 +32,7 @@ from pathlib import Path
 from . import certificate
 from .analysis import DEPTH_BUDGET, Analyzer, Evaluation, Interval, Line, proved_outcome_class, analysis_by_tests
 from .formats import Entry, parse_position
+from .gamevalue import DEFAULT_MAX_STATES, NoValue, game_value
 from .limits import LimitError, Limits, default_memory_budget
 from .oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
 from .reference import ReferenceOracle
@@ -189,7 +190,8 @@ class Solver:
 
     def solve(self, what: Entry | Position | str, sides: tuple[Side, ...] | None = None, moves: bool = False,
               outcome_only: bool = False, known: Mapping[Side, SideResult] | None = None,
-              analyzer: Analyzer | None = None, certify: bool = False) -> Report:
+              analyzer: Analyzer | None = None, certify: bool = False, value: bool = False,
+              cut_loops: bool = False) -> Report:
         """Solve a position: an :class:`~solver.formats.Entry` (read from a file), a
         :class:`~solver.rules.Position` (its side to move), or text in any input format (a
         board without a side to move is analysed for both sides).
@@ -201,7 +203,11 @@ class Solver:
         with this one (from :meth:`analyzer`) instead of a new one, to reuse what it solved.
         ``certify``: also make a certificate of every bound proved (``report.claims``, each with
         the strategy that proves it, :mod:`solver.certificate`; ``report.certificate_error``
-        says why there is none when making it failed).
+        says why there is none when making it failed). ``value``: also the board's game value
+        (``report.game_value``: canonical form, stops, mean, temperature, :mod:`solver.gamevalue`;
+        ``report.game_value_note`` says why there is none), its work bounded by ``max_states``
+        boards and by its own ``timeout``; ``cut_loops``: by Chen's convention instead (repetitions
+        cut to 0, zugzwangs kept: the value of the game cut, which says so, never the default).
 
         Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
         was proved (its interval, the best move found and why it stopped).
@@ -212,6 +218,14 @@ class Solver:
         report = _solve(entry, analyzer, sides, moves, outcome_only, known)
         if certify:
             _certify(report, analyzer.oracle)
+        if value or cut_loops:
+            try:
+                report.game_value = game_value(entry.position, self.limits.max_states or DEFAULT_MAX_STATES,
+                                               self.limits.deadline_from_now(), cut_loops)
+            except NoValue as exc:
+                report.game_value_note = exc.reason
+            except KeyboardInterrupt:
+                report.game_value_note = "not computed: interrupted"
         if self.table_file is not None and isinstance(analyzer.oracle, SearchOracle):
             analyzer.oracle.save_tables(self.table_file)  # OSError: the caller's
         return report
