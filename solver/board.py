@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 MAX_SQUARES = 64
 
@@ -41,6 +41,29 @@ def parse_file(name: str) -> int:
     for ch in name:
         value = value * 26 + (ord(ch) - ord("a") + 1)
     return value - 1
+
+
+_RING_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "clone": lambda df, dr: max(df, dr) == 1,
+    "jump2": lambda df, dr: max(df, dr) == 2,
+    "jump3": lambda df, dr: (df, dr) in ((3, 0), (0, 3)),
+}
+
+
+@lru_cache(maxsize=512)
+def _rings(rows: int, cols: int, blocks: int, kind: str) -> tuple[int, ...]:
+    """For each square of a board, the mask of the playable squares in its ring of ``kind``:
+    shared by every Board of that shape (a file of positions makes a Board per line)."""
+    test = _RING_TESTS[kind]
+    masks = []
+    for sq in range(rows * cols):
+        f0, r0 = sq % cols, sq // cols
+        mask = 0
+        for other in range(rows * cols):
+            if test(abs(other % cols - f0), abs(other // cols - r0)) and not (blocks >> other) & 1:
+                mask |= 1 << other
+        masks.append(mask)
+    return tuple(masks)
 
 
 class Board:
@@ -124,29 +147,20 @@ class Board:
         """Chebyshev (king-move) distance between two squares."""
         return max(abs(self.file_of(a) - self.file_of(b)), abs(self.rank_of(a) - self.rank_of(b)))
 
-    def _ring(self, sq: int, test: Callable[[int, int], bool]) -> int:
-        mask = 0
-        f0, r0 = self.file_of(sq), self.rank_of(sq)
-        for other in range(self.size):
-            df, dr = abs(self.file_of(other) - f0), abs(self.rank_of(other) - r0)
-            if test(df, dr) and not self.is_block(other):
-                mask |= 1 << other
-        return mask
-
     @cached_property
     def neighbours(self) -> tuple[int, ...]:
         """For each square, the mask of playable squares at distance 1 (clone targets)."""
-        return tuple(self._ring(sq, lambda df, dr: max(df, dr) == 1) for sq in range(self.size))
+        return _rings(self.rows, self.cols, self.blocks, "clone")
 
     @cached_property
     def jumps2(self) -> tuple[int, ...]:
         """For each square, the mask of playable squares at distance exactly 2."""
-        return tuple(self._ring(sq, lambda df, dr: max(df, dr) == 2) for sq in range(self.size))
+        return _rings(self.rows, self.cols, self.blocks, "jump2")
 
     @cached_property
     def jumps3(self) -> tuple[int, ...]:
         """For each square, the playable squares exactly 3 away along its row or column."""
-        return tuple(self._ring(sq, lambda df, dr: (df, dr) in ((3, 0), (0, 3))) for sq in range(self.size))
+        return _rings(self.rows, self.cols, self.blocks, "jump3")
 
     def jump_targets(self, jump3: bool) -> tuple[int, ...]:
         """For each square, the squares a jump can go to from it (and, by symmetry, come from)."""
