@@ -830,14 +830,14 @@ class SearchOracle(Oracle):
         """The bounds on the mover's composite score that tests have proved so far."""
         return self._scores.get(self._bits(position), (-INF_SCORE, INF_SCORE))
 
-    def _test_or_raise(self, mine, theirs, counter, s, value: int = 0) -> tuple[bool, int]:
+    def _test_or_raise(self, mine: int, theirs: int, counter: int, s: int, value: int = 0) -> tuple[bool, int]:
         """:meth:`test`, a stop raised as the limit error (with ``value`` as the bounds, when known)."""
         try:
             return self.test(mine, theirs, counter, s)
         except SearchStopped as stop:
             raise self._limit_error(SearchBounds(value, value, None, value, 0, 0.0, stop.reason)) from None
 
-    def value(self, p) -> int:
+    def value(self, p: Position) -> int:
         """The value for the side to move."""
         r = p.result()
         if r is not None:
