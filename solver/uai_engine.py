@@ -13,7 +13,8 @@ the move that proves the lower bound; where nothing is proved, the built-in gree
 (:class:`solver.players.GreedyPlayer`, computed before the search starts), so that it always
 has a move to give when its time is up. A watchdog gives ``bestmove`` at the end of the time
 even when the search has not returned (the first search of a process loads the compiled
-kernels, which can take seconds).
+kernels, which can take seconds); the solver's own deadline comes earlier
+(:data:`SOLVER_SHARE` of the time), so that it normally answers itself.
 
 ``info`` lines give ``nodes``, ``nps``, ``time`` (ms), ``pv`` and ``score cp`` (the value, the
 final piece difference for the side to move, times 100), with ``lowerbound`` or ``upperbound``
@@ -58,7 +59,8 @@ NODES_PER_DEPTH = 100_000
 MOVES_TO_GO = 20  # a clock's time is shared as if this many moves were left
 MIN_MARGIN = 0.05  # seconds kept back from every time limit (answering, the pipe, the GUI)
 MARGIN_SHARE = 0.1  # and this share of the time given
-WATCHDOG_GRACE = 0.5  # after 'stop' or the deadline: how long the search may take to answer
+SOLVER_SHARE = 0.85  # the solver's deadline, as a share of the time to think: it answers before the watchdog
+WATCHDOG_GRACE = 0.2  # after 'stop': how long the search may take to answer before it is answered for
 INFO_EVERY = 1.0  # seconds between progress info lines
 
 
@@ -153,7 +155,8 @@ class _Search:
         self.answered = False
         self.start = time.monotonic()
         budget = time_budget(g, position.turn.value)
-        self.deadline = None if budget is None else self.start + budget
+        self.hard_deadline = None if budget is None else self.start + budget
+        self.deadline = None if budget is None else self.start + budget * SOLVER_SHARE
         self.choice = Choice(None, "greedy")
         self.live: Progress | None = None
         self.last_info = self.start
@@ -162,9 +165,8 @@ class _Search:
 
     def begin(self) -> None:
         self.thread.start()
-        if self.deadline is not None:
-            self.watchdog = threading.Timer(max(0.0, self.deadline - time.monotonic()) + WATCHDOG_GRACE / 2,
-                                            self.timeout)
+        if self.hard_deadline is not None:
+            self.watchdog = threading.Timer(max(0.0, self.hard_deadline - time.monotonic()), self.timeout)
             self.watchdog.daemon = True
             self.watchdog.start()
 
@@ -198,11 +200,9 @@ class _Search:
         return c
 
     def timeout(self) -> None:
-        """The watchdog: time is up; give the search a moment to answer, then answer for it."""
+        """The watchdog: time is up (the solver's own deadline came earlier): answer for the search."""
         self.stop.set()
-        self.thread.join(WATCHDOG_GRACE / 2)
-        if not self.go.infinite:
-            self.answer()
+        self.answer()
 
     def halt(self) -> None:
         """``stop``: stop the search and answer (at once if the search does not stop soon)."""
