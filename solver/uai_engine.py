@@ -1,8 +1,9 @@
 """The solver as a UAI engine (``ataxx-solve uai``): the protocol loop on standard input and output.
 
 UAI is UCI for Ataxx (libataxx, cuteataxx): ``uai`` (answered with ``id``, ``option`` and
-``uaiok``), ``isready`` (``readyok``, answered at once, also while a search runs: the search
-runs in a thread of its own), ``setoption name N value V``, ``uainewgame``,
+``uaiok``; the compiled kernels start loading), ``isready`` (``readyok`` once the kernels are
+loaded, at most :data:`WARM_UP_WAIT` s; answered at once while a search runs: the search runs
+in a thread of its own), ``setoption name N value V``, ``uainewgame``,
 ``position startpos|fen F [moves M...]``, ``go`` (``movetime``, ``wtime``/``btime``/``winc``/
 ``binc``, ``nodes``, ``depth``, ``infinite``), ``stop`` and ``quit``. Every line written is
 flushed. Commands it does not know are ignored, as UCI asks, and named once each on standard error.
@@ -61,6 +62,7 @@ MIN_MARGIN = 0.05  # seconds kept back from every time limit (answering, the pip
 MARGIN_SHARE = 0.1  # and this share of the time given
 SOLVER_SHARE = 0.85  # the solver's deadline, as a share of the time to think: it answers before the watchdog
 WATCHDOG_GRACE = 0.2  # after 'stop': how long the search may take to answer before it is answered for
+WARM_UP_WAIT = 60.0  # seconds 'isready' waits at most for the kernels to load (a first run compiles them)
 INFO_EVERY = 1.0  # seconds between progress info lines
 
 
@@ -321,6 +323,7 @@ class UAIEngine:
         self.search: _Search | None = None
         self.unknown: set[str] = set()
         self._cached: tuple[tuple, object] | None = None  # (key, analyzer) of the last board searched
+        self.warming: threading.Thread | None = None
 
     # -- output ------------------------------------------------------------------------------
 
@@ -407,8 +410,11 @@ class UAIEngine:
             self.send(f"option name Rules type combo default uai {' '.join('var ' + r for r in RULE_SETS)}")
             self.send("option name Tables type string default <empty>")
             self.send("uaiok")
-            threading.Thread(target=self._warm, daemon=True).start()
+            self._start_warm_up()
         elif cmd == "isready":
+            warming = self.warming
+            if warming is not None and self.search is None:  # not while searching: then at once
+                warming.join(WARM_UP_WAIT)
             self.send("readyok")
         elif cmd == "uainewgame":
             self._stop_search(answer=True)
@@ -429,11 +435,21 @@ class UAIEngine:
             self.log(f"unknown command {cmd[:40]!r} ignored")
         return True
 
-    def _warm(self) -> None:
-        try:
-            warm_up("search", self.rules)
-        except Exception as exc:  # noqa: BLE001 - the first search would say it again
-            self.log(f"warm-up failed: {type(exc).__name__}: {exc}")
+    def _start_warm_up(self) -> None:
+        """Load the compiled kernels of the engines under the current rules in a thread (once per
+        process and rule set): ``isready`` waits for it, so that a GUI's clock, started after
+        ``readyok``, does not pay for it."""
+        rules = self.rules
+
+        def warm() -> None:
+            try:
+                for algorithm in ("search", "retro"):
+                    warm_up(algorithm, rules)
+            except Exception as exc:  # noqa: BLE001 - the first search would say it again
+                self.log(f"warm-up failed: {type(exc).__name__}: {exc}")
+
+        self.warming = threading.Thread(target=warm, daemon=True, name="uai-warm-up")
+        self.warming.start()
 
     def _error(self, where: str, message: str) -> None:
         self.log(f"{where}: {message}")
@@ -460,6 +476,7 @@ class UAIEngine:
                 if value.lower() not in RULE_SETS:
                     raise ValueError(f"Rules must be one of {', '.join(RULE_SETS)}, not {value[:40]!r}")
                 self.rules = RULE_SETS[value.lower()]
+                self._start_warm_up()
                 self._position(self.position_words)  # the position again, under the new rules
             elif name == "tables":
                 if value in ("", "<empty>"):
