@@ -43,11 +43,12 @@ from typing import TextIO
 
 from . import __version__
 from .limits import Limits
-from .oracle import Progress
+from .analysis import Analyzer
+from .oracle import Progress, ProgressCallback
 from .players import GreedyPlayer
 from .report import SideResult
 from .rules import RULE_SETS, UAI, X, Move, Position, Rules
-from .search import default_threads
+from .search import SearchOracle, default_threads
 from .solving import Solver, warm_up
 from .tablebase import MissingTableError, Tablebase, TableError
 
@@ -253,10 +254,10 @@ class _Search:
         nodes = g.nodes if g.nodes is not None else (None if g.depth is None else max(1, g.depth) * NODES_PER_DEPTH)
         solver, analyzer = self.engine.solver_for(p, self.deadline, nodes, self._progress)
         t0 = time.monotonic()
-        nodes0 = analyzer.oracle.states if analyzer is not None else 0
+        nodes0 = analyzer.oracle.states
         report = solver.solve(p, analyzer=analyzer)
         res = report.sides[0]
-        used = (analyzer.oracle.states - nodes0) if analyzer is not None else report.nodes
+        used = analyzer.oracle.states - nodes0
         self.choice = choose(p, res, self.choice.move, used, time.monotonic() - t0)
 
 
@@ -322,7 +323,7 @@ class UAIEngine:
         self.position_words: list[str] = ["startpos"]
         self.search: _Search | None = None
         self.unknown: set[str] = set()
-        self._cached: tuple[tuple, object] | None = None  # (key, analyzer) of the last board searched
+        self._cached: tuple[tuple, Analyzer] | None = None  # (key, analyzer) of the last board searched
         self.warming: threading.Thread | None = None
 
     # -- output ------------------------------------------------------------------------------
@@ -354,7 +355,8 @@ class UAIEngine:
 
     # -- solving -----------------------------------------------------------------------------
 
-    def solver_for(self, p: Position, deadline: float | None, nodes: int | None, progress) -> tuple[Solver, object]:
+    def solver_for(self, p: Position, deadline: float | None, nodes: int | None,
+                   progress: ProgressCallback) -> tuple[Solver, Analyzer]:
         """A solver for ``p`` with the options and limits, and an analyzer to solve with (the last
         board's one again when the board, rules and options are the same: what it proved is kept)."""
         threads = 1 if nodes is not None else self.threads
@@ -371,13 +373,15 @@ class UAIEngine:
         solver = Solver(p.rules, limits=limits, progress=progress, tables=tables, threads=threads)
         key = (p.board, p.rules, threads, self.hash_mib, None if tables is None else str(tables.directory),
                solver.algorithm_for(p))
+        if key[-1] != "search":  # the other engines take their limits when made
+            key += (nodes,)
         if self._cached is not None and self._cached[0] == key:
             analyzer = self._cached[1]
-            oracle = analyzer.oracle  # type: ignore[attr-defined]
-            warm_up(key[-1], p.rules)
+            oracle = analyzer.oracle
+            warm_up(solver.algorithm_for(p), p.rules)
             oracle.deadline = limits.deadline_from_now()
             oracle.progress = progress
-            if hasattr(oracle, "node_limit"):
+            if isinstance(oracle, SearchOracle):
                 oracle.node_limit = oracle.states + nodes if nodes is not None else 0
         else:
             self._cached = None
@@ -460,7 +464,9 @@ class UAIEngine:
         if not words or words[0] != "name":
             self._error("setoption", f"expected 'setoption name N value V', not {text[:60]!r}")
             return
-        name_words, value_words, target = [], [], None
+        name_words: list[str] = []
+        value_words: list[str] = []
+        target: list[str] | None = None
         for w in words[1:]:
             if w == "value" and target is None:
                 target = value_words
