@@ -371,7 +371,7 @@ class UAIEngine:
                 self.log(f"Tables: {exc}")
                 tables = None
         solver = Solver(p.rules, limits=limits, progress=progress, tables=tables, threads=threads)
-        key = (p.board, p.rules, threads, self.hash_mib, None if tables is None else str(tables.directory),
+        key: tuple = (p.board, p.rules, threads, self.hash_mib, None if tables is None else str(tables.directory),
                solver.algorithm_for(p))
         if key[-1] != "search":  # the other engines take their limits when made
             key += (nodes,)
