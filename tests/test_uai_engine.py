@@ -266,3 +266,22 @@ def test_a_match_against_greedy_keeps_what_it_proved():
         p = p.play(move)
         assert len(moves) < 60
     assert p.result() >= 5, moves
+
+
+def test_a_pass_a_finished_game_and_bad_options(tmp_path):
+    e, out, err = _engine()
+    e.handle("position fen xoo. x 0 1")  # x cannot move, o can: a forced pass
+    e.handle("go movetime 1000")
+    lines = out.until("bestmove", 5)
+    assert lines[-1] == "bestmove 0000" and lines[-2] == "info string no move but a pass"
+    e.handle("position fen xxoo x 0 1")
+    e.handle("go depth 3")
+    lines = out.until("bestmove", 5)
+    assert lines[-1] == "bestmove 0000" and lines[-2] == "info string the game is over"
+    e.handle(f"setoption name Tables value {tmp_path / 'none'}")
+    assert "is not a directory" in out.until("info string error: setoption", 5)[-1]
+    e.handle("setoption name Rules value chess")
+    assert "Rules must be one of classic, uai, cs61b, jump3" in out.until("info string error: setoption", 5)[-1]
+    e.handle("setoption name Colour value red")
+    assert "unknown option 'colour'" in out.until("info string error: setoption", 5)[-1]
+    assert e.rules is UAI and e.tables is None
