@@ -47,7 +47,7 @@ from .analysis import Analyzer
 from .oracle import Progress, ProgressCallback
 from .players import GreedyPlayer
 from .report import SideResult
-from .rules import RULE_SETS, UAI, X, Move, Position, Rules
+from .rules import PASS, RULE_SETS, UAI, X, Move, Position, Rules
 from .search import SearchOracle, default_threads
 from .solving import Solver, warm_up
 from .tablebase import MissingTableError, Tablebase, TableError
@@ -160,7 +160,7 @@ class _Search:
         budget = time_budget(g, position.turn.value)
         self.hard_deadline = None if budget is None else self.start + budget
         self.deadline = None if budget is None else self.start + budget * SOLVER_SHARE
-        self.choice = Choice(None, "greedy")
+        self.choice = first_choice(position)  # before any search: the watchdog always has a move
         self.live: Progress | None = None
         self.last_info = self.start
         self.thread = threading.Thread(target=self._run, daemon=True, name="uai-search")
@@ -239,16 +239,7 @@ class _Search:
 
     def _solve(self) -> None:
         p = self.position
-        if p.is_over():
-            self.choice = Choice(None, "over", note="the game is over")
-            return
-        moves = p.legal_moves()
-        if moves == [Move(-1, -1)] or not moves:
-            self.choice = Choice(None, "pass", note="no move but a pass")
-            return
-        self.choice = Choice(GreedyPlayer(seed=0).choose(p), "greedy", note="nothing proved: the greedy move")
-        if len(moves) == 1 and not self.go.infinite:
-            self.choice.kind, self.choice.note = "only", "the only legal move"
+        if self.choice.kind in ("over", "pass") or (self.choice.kind == "only" and not self.go.infinite):
             return
         g = self.go
         nodes = g.nodes if g.nodes is not None else (None if g.depth is None else max(1, g.depth) * NODES_PER_DEPTH)
@@ -259,6 +250,19 @@ class _Search:
         res = report.sides[0]
         used = analyzer.oracle.states - nodes0
         self.choice = choose(p, res, self.choice.move, used, time.monotonic() - t0)
+
+
+def first_choice(p: Position) -> Choice:
+    """The answer before any search: 0000 when the game is over or the mover must pass, the only
+    legal move, or the greedy player's move."""
+    if p.is_over():
+        return Choice(None, "over", note="the game is over")
+    moves = p.legal_moves()
+    if moves == [PASS]:
+        return Choice(None, "pass", note="no move but a pass")
+    if len(moves) == 1:
+        return Choice(moves[0], "only", note="the only legal move")
+    return Choice(GreedyPlayer(seed=0).choose(p), "greedy", note="nothing proved: the greedy move")
 
 
 def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seconds: float) -> Choice:

@@ -285,3 +285,15 @@ def test_a_pass_a_finished_game_and_bad_options(tmp_path):
     e.handle("setoption name Colour value red")
     assert "unknown option 'colour'" in out.until("info string error: setoption", 5)[-1]
     assert e.rules is UAI and e.tables is None
+
+
+def test_almost_no_time_left_still_gets_a_legal_move():
+    e, out, _ = _engine()
+    e.handle(f"position fen {START}")
+    t = time.monotonic()
+    e.handle("go wtime 10 btime 10")
+    lines = out.until("bestmove", 5)
+    assert time.monotonic() - t < 0.5
+    p = Position.from_fen(START, UAI)
+    move = lines[-1].split()[1]
+    assert move != "0000" and p.is_legal(p.parse_move(move))
