@@ -297,3 +297,12 @@ def test_almost_no_time_left_still_gets_a_legal_move():
     p = Position.from_fen(START, UAI)
     move = lines[-1].split()[1]
     assert move != "0000" and p.is_legal(p.parse_move(move))
+
+
+def test_the_score_of_an_interval():
+    from solver.uai_engine import Choice, score_words
+
+    assert score_words(Choice(None, "proved", 5, 5), 12) == "score cp 500"
+    assert score_words(Choice(None, "bound", 2, 12), 12) == "score cp 200 lowerbound"
+    assert score_words(Choice(None, "bound", -12, -3), 12) == "score cp -300 upperbound"
+    assert score_words(Choice(None, "greedy", -12, 12), 12) == ""  # nothing proved: no score
