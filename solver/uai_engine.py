@@ -290,8 +290,8 @@ def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seco
     elif c.kind == "bound":
         c.note = f"proved {lo:+d}..{hi:+d} for the side to move; this move holds at least {lo:+d}"
     else:
-        c.note = (f"nothing proved in time ({lo:+d}..{hi:+d}): the greedy move" if lo > -squares or hi < squares
-                  else "nothing proved in time: the greedy move")
+        proved = f" ({lo:+d}..{hi:+d})" if lo > -squares or hi < squares else ""
+        c.note = f"nothing proved within the limits{proved}: the greedy move"
     if res.stopped and c.kind != "proved":
         c.note += f" (stopped: {res.stopped})"
     return c
