@@ -144,8 +144,8 @@ def test_go_movetime_returns_in_time(proc):
 
 
 def test_illegal_position_input_is_one_line_each_and_no_traceback(proc):
-    proc.send("uai", "position fen zzz", "position startpos moves a1a1", "position", "position fen x5o/7/7/7/7/7/o5x x 0 1 moves a6 a6",
-              "flip", "flip", "go movetime 200")
+    proc.send("uai", "position fen zzz", "position startpos moves a1a1", "position",
+              f"position fen {START} moves a6 a6", "flip", "flip", "go movetime 200")
     lines = proc.lines.until("bestmove", 5)
     assert lines[-1] == "bestmove 0000"  # no position: nothing is played from a wrong one
     errors = [line for line in lines if line.startswith("info string error: position: ")]
