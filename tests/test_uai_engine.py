@@ -306,3 +306,20 @@ def test_the_score_of_an_interval():
     assert score_words(Choice(None, "bound", 2, 12), 12) == "score cp 200 lowerbound"
     assert score_words(Choice(None, "bound", -12, -3), 12) == "score cp -300 upperbound"
     assert score_words(Choice(None, "greedy", -12, 12), 12) == ""  # nothing proved: no score
+
+
+def test_tables_answer_the_positions_they_cover(tmp_path, capsys):
+    assert main(["tables", "build", "2x3", "--dir", str(tmp_path / "tb")]) == 0
+    capsys.readouterr()
+    e, out, _ = _engine()
+    e.handle(f"setoption name Tables value {tmp_path / 'tb'}")
+    e.handle("setoption name Rules value classic")
+    e.handle("position fen x2/2o x 0 1")
+    e.handle("go movetime 5000")
+    lines = out.until("bestmove", 10)
+    assert lines[-1] == "bestmove b1" and lines[-2].startswith("info string proved: value +6")
+    assert e._cached is not None and e._cached[0][5] == "tables"  # answered from the tables
+    e.handle("position fen x2o/4/4 x 0 1")  # not covered (3 x 4): solved instead
+    e.handle("go movetime 5000")
+    lines = out.until("bestmove", 10)
+    assert lines[-2].startswith("info string proved:") and e._cached[0][5] != "tables"
