@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TextIO
 
-from . import __version__, bench, certificate
+from . import __version__, bench, certificate, uai_engine
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .batch import LiveArray, Options, live_status, run_batch
 from .batch import Summary as BatchSummary
@@ -222,6 +222,7 @@ COMMANDS = {
     "cache": "look at or clear the solved-position cache",
     "tables": "tablebases: build, probe, check, compare, info",
     "certificate": "check a certificate (the strategies behind proved bounds) with the plain rules",
+    "uai": "play as a UAI engine on standard input and output (for cuteataxx, GUIs, verify --engine)",
 }
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -744,6 +745,19 @@ def cache_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_uai(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "uai", help=COMMANDS["uai"],
+        description="The solver as a UAI engine: reads uai, isready, setoption, position, go, stop and quit on "
+                    "standard input, answers on standard output; plays a proved-optimal move where the value is "
+                    "proved in time (options Hash, Threads, Rules, Tables; see the README).")
+    p.set_defaults(run=uai_command, parser=p)
+
+
+def uai_command(args: argparse.Namespace) -> int:
+    return uai_engine.main()
+
+
 def _add_certificate(commands: _Commands) -> None:
     p = commands.add_parser(
         "certificate", help=COMMANDS["certificate"],
@@ -1204,6 +1218,7 @@ def build_parser() -> _Parser:
     _add_cache(commands)
     _add_tables(commands)
     _add_certificate(commands)
+    _add_uai(commands)
     return top
 
 
