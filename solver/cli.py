@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TextIO
 
-from . import __version__, bench, certificate, uai_engine
+from . import __version__, bench, certificate, uai_engine, valuetable
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from .batch import LiveArray, Options, live_status, run_batch
 from .batch import Summary as BatchSummary
@@ -38,6 +38,7 @@ from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
 from .files import OutputError, check_output, replace_file
+from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, parse_size
@@ -223,6 +224,7 @@ COMMANDS = {
     "tables": "tablebases: build, probe, check, compare, info",
     "certificate": "check a certificate (the strategies behind proved bounds) with the plain rules",
     "uai": "play as a UAI engine on standard input and output (for cuteataxx, GUIs, verify --engine)",
+    "values": "a researcher's table: the game value (canonical form, mean, temperature) of every small start",
 }
 _COMMAND_WORD = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -1205,6 +1207,40 @@ def _tables_probe(args: argparse.Namespace) -> int:
     return status
 
 
+def _add_values(commands: _Commands) -> None:
+    p = commands.add_parser(
+        "values", help=COMMANDS["values"],
+        description="The game value of the start of every board of at most N squares (every shape rows x cols, "
+                    "rows <= cols, with every block layout that the rectangle's symmetries keep and that covers no "
+                    "starting piece): one row per board with its squares, blocks, empty squares, mean, temperature "
+                    "and canonical form in CGSuite syntax, or why it has none (loop, zugzwang, too large, out of "
+                    "time); a closing line on standard error counts them and gives the time taken.")
+    p.add_argument("--max-squares", type=_whole(2, MAX_SQUARES), default=valuetable.DEFAULT_MAX_SQUARES,
+                   metavar="N", help=f"boards of at most N squares, 2 to {MAX_SQUARES} "
+                                     f"(default {valuetable.DEFAULT_MAX_SQUARES})")
+    p.add_argument("--rules", default="classic", choices=sorted(RULE_SETS), help="rules (default: classic)")
+    p.add_argument("--timeout-each", type=_seconds, default=valuetable.DEFAULT_TIMEOUT_EACH, metavar="SECONDS",
+                   help=f"time limit per board (default {valuetable.DEFAULT_TIMEOUT_EACH:g})")
+    p.add_argument("--max-states", type=_whole(1, 10**9), default=DEFAULT_MAX_STATES, metavar="N",
+                   help=f"boards of a game's option graph, per board (default {DEFAULT_MAX_STATES:,})")
+    p.add_argument("--json", action="store_true", help="one JSON object per board instead of the table")
+    p.set_defaults(run=values_command, parser=p)
+
+
+def values_command(args: argparse.Namespace) -> int:
+    rules = parse_rules(args.rules)
+    t = time.monotonic()
+    rows = []
+    if not args.json:
+        print(valuetable.HEADER)
+    for row in valuetable.value_table(args.max_squares, rules, args.timeout_each, args.max_states):
+        rows.append(row)
+        print(json.dumps(row.to_json()) if args.json else row.text(), flush=True)
+    print(f"values ({rules.name}, at most {args.max_squares} squares): "
+          f"{valuetable.summary(rows, time.monotonic() - t)}", file=sys.stderr)
+    return EXIT_OK
+
+
 def build_parser() -> _Parser:
     """The command line: a parser with a subcommand for each of :data:`COMMANDS`."""
     top = _Parser(prog="ataxx-solve", description="Exact values of Ataxx positions on small boards. "
@@ -1219,6 +1255,7 @@ def build_parser() -> _Parser:
     _add_tables(commands)
     _add_certificate(commands)
     _add_uai(commands)
+    _add_values(commands)
     return top
 
 
