@@ -663,18 +663,35 @@ class Tablebase:
 
     def answers(self, positions: list[Position]) -> list[tuple[int, float, Move | None]]:
         """(value for the side to move, depth or math.inf, preferred move or None when the game
-        is over) of many positions of one board, all at once: the batch's fast path. The
-        preferred move is SPEC section 4's (best value, then least depth when winning and
-        greatest otherwise, then notation order), read from the children's stored codes."""
+        is over) of many positions of one board, all at once: the batch's fast path
+        (:meth:`answer_arrays`)."""
 
         if not positions:
             return []
         board = positions[0].board
         self.require(board, positions[0].rules)
-        table_board, perm = self._table_board(board)
         bits = [mover_bits(p) for p in positions]
-        mine = np.array([b[0] for b in bits], np.uint64)
-        theirs = np.array([b[1] for b in bits], np.uint64)
+        own, final, frm, to = self.answer_arrays(board, np.array([b[0] for b in bits], np.uint64),
+                                                 np.array([b[1] for b in bits], np.uint64))
+        out: list[tuple[int, float, Move | None]] = []
+        for i in range(len(positions)):
+            v, d = decode(int(own[i]))
+            if final[i]:
+                out.append((v, d, None))
+            else:
+                out.append((v, d, PASS if to[i] < 0 else Move(int(frm[i]), int(to[i]))))
+        return out
+
+    def answer_arrays(self, board: Board, mine: np.ndarray, theirs: np.ndarray):
+        """(stored codes, game over, preferred move's origin, its target) of many positions of one
+        board given as the mover's and the other side's pieces, as arrays: origin -1 for a clone,
+        target -1 for a pass (both -1 when the game is over). The preferred move is SPEC section
+        4's (best value, then least depth when winning and greatest otherwise, then notation
+        order), read from the children's stored codes."""
+
+        self.require(board)
+        mine, theirs = np.asarray(mine, np.uint64), np.asarray(theirs, np.uint64)
+        table_board, perm = self._table_board(board)
         own = self.probe_codes(board, mine, theirs)
         if perm is not None:
             mine, theirs = _permute_bits(mine, perm), _permute_bits(theirs, perm)
@@ -698,16 +715,11 @@ class Tablebase:
 
         order = np.where(frm >= 0, key(np.maximum(frm, 0)) * 4097 + key(to) + 1, key(to) * 4097)
         edge, _, _ = engine.tier_kernels.preferred_children(start, codes, order)
-        out: list[tuple[int, float, Move | None]] = []
-        for i, p in enumerate(positions):
-            v, d = decode(int(own[i]))
-            if final[i] != NOT_FINAL_CODE:
-                out.append((v, d, None))
-                continue
-            x = int(edge[i])
-            m = PASS if move[x] < 0 else Move(int(frm[x]), int(to[x]))
-            out.append((v, d, m))
-        return out
+        over = final != NOT_FINAL_CODE
+        x = np.where(over, 0, edge)
+        best_from = np.where(over | (move[x] < 0), -1, frm[x]) if move.shape[0] else np.full(over.shape[0], -1)
+        best_to = np.where(over | (move[x] < 0), -1, to[x]) if move.shape[0] else np.full(over.shape[0], -1)
+        return own, over, best_from, best_to
 
     def probe(self, position: Position) -> tuple[int, float]:
         """(value for the side to move, depth or math.inf); MissingTableError when not covered."""
