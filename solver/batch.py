@@ -16,6 +16,11 @@
   refused with :class:`solver.files.OutputError` before anything is written.
 - Worker processes ignore Ctrl-C (the parent stops them) and die with the parent, even
   when it is killed with SIGKILL (:func:`_init_worker`).
+- With ``--tables`` (and no cache), a file of FEN lines separated by blank lines is read by a
+  kernel (:mod:`solver.fenlines`) and its positions with a side to move on a board the tables
+  hold are answered in bulk (:func:`bulk_table_lines`): one probe of the positions and one of
+  their children per board, the records written as JSON text from templates, the same records
+  as :func:`table_records` makes, at some 100,000 positions a second.
 - A cache that fails while the batch runs (a full disk, damaged pages) is dropped and
   :attr:`Summary.cache_problem` says why; the positions are still solved and written.
 """
@@ -39,8 +44,13 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+import numpy as np
+
+from . import engine
 from .analysis import Evaluation, Interval, proved_outcome_class
+from .board import Board
 from .cache import Cache, CacheError, board_row, side_row
+from .fenlines import FenLines, read_fen_lines
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
 from .pgn import Pick
@@ -50,10 +60,6 @@ from .report import BoardResult, Report, SideResult, side_json
 from .rules import CLASSIC, Rules, Side, X, side_name
 from .solving import Solver, check_expect
 from .tablebase import MissingTableError, Tablebase
-from .fenlines import FenLines, read_fen_lines
-from .board import Board
-from . import engine
-import numpy as np
 
 
 Record = dict[str, Any]  # one JSON line of the results
@@ -348,24 +354,23 @@ def _bulk_items(fl: FenLines, tablebase: Tablebase, options: Options, lines: lis
     (and fingerprints to ``prints``) by :func:`bulk_table_lines`; the others are entries, read as
     always."""
     out = list(fl.items)
-    boards = fl.boards()
-    covered = {key: tablebase.covers(board) for key, board in boards.items()}
-    keys = list(zip(fl.rows.tolist(), fl.cols.tolist(), fl.blocks.tolist()))
-    turn = fl.turn.tolist()
-    groups: dict = {}
-    for j, item in enumerate(out):
-        if type(item) is int:
-            if turn[item] >= 0 and covered[keys[item]]:
-                groups.setdefault(keys[item], []).append(j)
-            else:
-                out[j] = fl.entry(item)
-    for key, js in groups.items():
-        recs, fps = bulk_table_lines(fl, [out[j] for j in js], tablebase, boards[key], options)
-        base = len(lines)
-        lines.extend(recs)
-        prints.extend(fps)
-        for n, j in enumerate(js):
-            out[j] = base + n
+    n = fl.turn.shape[0]
+    base = len(lines)
+    texts = np.empty(n, object)
+    fps = np.empty(n, object)
+    bulk = np.zeros(n, bool)
+    for (rows, cols, blocks), board in fl.boards().items():
+        if tablebase.covers(board):
+            ks = np.flatnonzero((fl.rows == rows) & (fl.cols == cols) & (fl.blocks == np.uint64(blocks)) & (fl.turn >= 0))
+            texts[ks], fps[ks] = bulk_table_lines(fl, ks.tolist(), tablebase, board, options)
+            bulk[ks] = True
+    for k in np.flatnonzero(~bulk).tolist():
+        out[fl.at[k]] = fl.entry(k)
+    if base:  # the plain FENs of this file follow those of the files before
+        for j in fl.at[bulk].tolist():
+            out[j] += base
+    lines.extend(texts.tolist())
+    prints.extend(fps.tolist())
     return out
 
 
@@ -661,7 +666,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
                     summary.solved += 1
                     if progress:
                         progress(summary)
-                else:
+                elif isinstance(rec, dict):
                     record(next_to_write, rec)
                 next_to_write += 1
             if run:

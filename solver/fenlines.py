@@ -27,7 +27,7 @@ BOM = b"\xef\xbb\xbf"
 class FenLines:
     """The positions of one file of one-line positions, in order.
 
-    ``items[j]`` is an int k for a plain FEN (its facts are row k of the arrays) or the
+    ``items[j]`` is an int k for a plain FEN (``at[k]`` is j) (its facts are row k of the arrays) or the
     :class:`Entry` / :class:`PositionFormatError` of any other line. Per plain FEN: ``line``
     (1-based), ``rows``, ``cols``, ``blocks``, ``x``, ``o`` (bit sets as uint64), ``turn`` (0 x, 1
     o, -1 not given), ``counter``, ``fullmove``, ``board_fen`` (the canonical board, as
@@ -50,6 +50,7 @@ class FenLines:
     counter: np.ndarray
     fullmove: np.ndarray
     board_fen: list[str]
+    at: np.ndarray  # the place in ``items`` of each plain FEN
 
     def entry(self, k: int) -> Entry | PositionFormatError:
         """The ordinary reading of plain FEN k (:func:`solver.formats.read_line`)."""
@@ -107,8 +108,10 @@ def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenL
     o = 0
     # every filled line is one block: in order, plain ones by number, the others read now
     kinds = kind.tolist()
+    at = []
     for j in np.flatnonzero(filled).tolist():
         if kinds[j] == engine.fenscan.PLAIN:
+            at.append(len(items))
             items.append(k)
             k += 1
         else:
@@ -117,4 +120,4 @@ def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenL
     board_fen = boards.tobytes().decode("ascii").split("\n")[:-1]
     return FenLines(path, fmt, rules, text, starts, ends, items, plain + 1, shape[plain, 0], shape[plain, 1],
                     bits[plain, 0], bits[plain, 1], bits[plain, 2], fields[plain, 0], fields[plain, 1],
-                    fields[plain, 2], board_fen)
+                    fields[plain, 2], board_fen, np.array(at, np.int64))

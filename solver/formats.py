@@ -531,7 +531,8 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     return out
 
 
-def read_line(line: str, n: int, source: str = "<input>", fmt: str = "auto", rules: Rules = CLASSIC):
+def read_line(line: str, n: int, source: str = "<input>", fmt: str = "auto",
+              rules: Rules = CLASSIC) -> Entry | PositionFormatError:
     """The :class:`Entry` (or :class:`PositionFormatError`) of a position written on one line
     ``n`` of ``source`` with blank lines around it, as :func:`read_positions` reads it (for a line
     that is no header and no comment: :mod:`solver.fenlines` reads such files in bulk)."""

@@ -631,6 +631,20 @@ class Tablebase:
             self._blocks.popitem(last=False)
         return out
 
+    def _codes_by_tier(self, board: Board, tiers: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+        """Stored codes of numbers of several tiers: sorted by tier (a radix sort of bytes), one
+        read per tier."""
+        out = np.empty(tiers.shape[0], np.uint16)
+        if not tiers.shape[0]:
+            return out
+        order = np.argsort(tiers.astype(np.uint8), kind="stable")
+        ordered = tiers[order]
+        bounds = np.flatnonzero(np.diff(ordered)) + 1
+        for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), tiers.shape[0]]):
+            sel = order[a:b]
+            out[sel] = self._codes(board, int(ordered[a]), numbers[sel])
+        return out
+
     def probe_codes(self, board: Board, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
         """Stored codes of many positions of one board (mover's pieces, other pieces)."""
         self.require(board)
@@ -698,27 +712,23 @@ class Tablebase:
         ix = dense_index(table_board)
         T = ix.tables
         final, start, move, tier, number = engine.dense.position_children(mine, theirs, ix.arrays, T.adj, T.jmp, T.reach, T.rules)
-        codes = np.empty(move.shape[0], np.uint16)
-        for t in np.unique(tier):
-            sel = tier == t
-            codes[sel] = self._codes(table_board, int(t), number[sel])
-        to = np.where(move >= 0, move & 63, 0)
-        frm = np.where(move >= 0, (move >> 6) - 1, -1)
-        if perm is not None:  # back to the squares of the board asked about
-            inverse = np.argsort(np.array(perm))
-            to = inverse[to]
-            frm = np.where(frm >= 0, inverse[np.maximum(frm, 0)], -1)
+        codes = self._codes_by_tier(table_board, tier, number)
+        # notation order of the moves (solver.rules.move_order_key) by table lookups: squares of
+        # the table's board taken back to the board asked about, then each by (file, rank)
+        back = np.arange(64)
+        if perm is not None:
+            back[:len(perm)] = np.argsort(np.array(perm))
         cols = board.cols
-
-        def key(sq):
-            return (sq % cols) * 64 + sq // cols
-
-        order = np.where(frm >= 0, key(np.maximum(frm, 0)) * 4097 + key(to) + 1, key(to) * 4097)
+        skey = (back % cols) * 64 + back // cols
+        m = np.maximum(move, 0)
+        to, frm = m & 63, (m >> 6) - 1
+        order = np.where(frm >= 0, skey[frm] * 4097 + skey[to] + 1, skey[to] * 4097)
         edge, _, _ = engine.tier_kernels.preferred_children(start, codes, order)
         over = final != NOT_FINAL_CODE
-        x = np.where(over, 0, edge)
-        best_from = np.where(over | (move[x] < 0), -1, frm[x]) if move.shape[0] else np.full(over.shape[0], -1)
-        best_to = np.where(over | (move[x] < 0), -1, to[x]) if move.shape[0] else np.full(over.shape[0], -1)
+        best = move[np.where(over, 0, edge)] if move.shape[0] else np.full(over.shape[0], -1)
+        best = np.where(over, -1, best)
+        best_to = np.where(best < 0, -1, back[best & 63])
+        best_from = np.where(best < 0, -1, np.where((best >> 6) > 0, back[np.maximum(best >> 6, 1) - 1], -1))
         return own, over, best_from, best_to
 
     def probe(self, position: Position) -> tuple[int, float]:
