@@ -256,8 +256,9 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
 
 
 def table_records(entries: list[Entry], directory: str, options: Options) -> list[dict]:
-    """Records of entries with a side to move, answered from tables in bulk (one probe of the
-    positions and one of their children per board): value, outcome, depth, best move."""
+    """Records of entries with a side to move that the tables answer
+    (:meth:`~solver.tablebase.Tablebase.answers_for`), in bulk (one probe of the positions and
+    one of their children per board): value, outcome, depth, best move."""
     tb = _tables(directory)
     assert tb is not None
     start = time.perf_counter()
@@ -360,8 +361,11 @@ def _bulk_items(fl: FenLines, tablebase: Tablebase, options: Options, lines: lis
     fps = np.empty(n, object)
     bulk = np.zeros(n, bool)
     for (rows, cols, blocks), board in fl.boards().items():
-        if tablebase.covers(board):
-            ks = np.flatnonzero((fl.rows == rows) & (fl.cols == cols) & (fl.blocks == np.uint64(blocks)) & (fl.turn >= 0))
+        held = tablebase.tiers_held(board)  # (a position with fewer empty squares is answered)
+        if held:
+            empty = np.bitwise_count(np.uint64(board.playable) & ~(fl.x | fl.o))
+            ks = np.flatnonzero((fl.rows == rows) & (fl.cols == cols) & (fl.blocks == np.uint64(blocks))
+                                & (fl.turn >= 0) & (empty < held))
             texts[ks], fps[ks] = bulk_table_lines(fl, ks.tolist(), tablebase, board, options)
             bulk[ks] = True
     for k in np.flatnonzero(~bulk).tolist():
@@ -673,9 +677,13 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
                 write_run(run)
 
         flush()
-        if options.tables:  # positions with a side to move: in bulk from the tables, here
-            bulk = [job for job in todo if not job[1].is_board]
-            todo = [job for job in todo if job[1].is_board]
+        if options.tables:  # positions with a side to move that the tables hold: in bulk from them, here
+            held = _tables(options.tables)
+            assert held is not None
+            answered = [not job[1].is_board and held.answers_for(job[1].position.replace(turn=job[1].sides[0]))
+                        for job in todo]
+            bulk = [job for job, yes in zip(todo, answered) if yes]
+            todo = [job for job, yes in zip(todo, answered) if not yes]
             for (index, *_), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables, options)):
                 pending[index] = rec
             flush()

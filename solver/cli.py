@@ -185,7 +185,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help="a node budget for each position (each move in verify), on one thread: the same results on "
                         "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
-                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
+                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') the positions they hold; "
+                        "the others are solved as without them")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 
@@ -834,14 +835,7 @@ def verify_command(args: argparse.Namespace) -> int:
         if not errors:  # (a file that cannot be read has said so)
             _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
-    tables = open_tables(args.tables, "ataxx-solve verify")
-    if tables is not None:
-        for c in choices:
-            try:
-                tables.require(c.position.board, c.position.rules)
-            except MissingTableError as exc:
-                _say(f"{c.entry.source}:{c.entry.line}: {exc}")
-                return EXIT_INPUT
+    tables = open_tables(args.tables, "ataxx-solve verify")  # (what the tables do not hold is solved)
     done = [0]
 
     def describe(ev: Progress) -> str:

@@ -585,6 +585,25 @@ class Tablebase:
     def covers(self, board: Board, rules: Rules = CLASSIC) -> bool:
         return rules.name == CLASSIC.name and self._table_board(board)[0] is not None
 
+    def tiers_held(self, board: Board) -> int:
+        """How many tiers of ``board`` from tier 0 up the directory holds without a gap: a position
+        with fewer empty squares is answered, and every position its game leads to (0 for a
+        board it does not hold)."""
+        table_board = self._table_board(board)[0]
+        if table_board is None:
+            return 0
+        key = (table_board.rows, table_board.cols, table_board.blocks)
+        held = 0
+        while key + (held,) in self.files:
+            held += 1
+        return held
+
+    def answers_for(self, position: Position) -> bool:
+        """Whether the tables answer ``position`` (its board, the classic rules, the tiers up to its
+        number of empty squares): ``--tables`` answers those and solves the rest as usual."""
+        return (position.rules.name == CLASSIC.name
+                and (position.board.playable & ~(position.x | position.o)).bit_count() < self.tiers_held(position.board))
+
     def require(self, board: Board, rules: Rules = CLASSIC) -> None:
         """Raise :class:`MissingTableError` unless the tables cover this board and rules."""
         if rules.name != CLASSIC.name:

@@ -1,5 +1,6 @@
 """Files of FEN lines read in bulk (solver.fenlines) and answered from tables in bulk (batch
---tables): the same entries as the ordinary parser, the same records as the present path."""
+--tables): the same entries as the ordinary parser, the same records as the present path; and
+--tables everywhere: what the tables hold answered from them, the rest solved."""
 
 import io
 import json
@@ -11,10 +12,12 @@ import pytest
 from solver import batch
 from solver.batch import Options, run_batch
 from solver.board import Board
+from solver.cli import main
 from solver.fenlines import read_fen_lines
 from solver.formats import Entry, read_file
-from solver.rules import CLASSIC, O, X, Position
-from solver.tablebase import build, random_positions
+from solver.rules import O, X, Position, parse_rules
+from solver.solving import Solver
+from solver.tablebase import Tablebase, build, random_positions, tier_path
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +133,61 @@ def test_bulk_records_resume(tmp_path, tables, monkeypatch):
     again, relines = record_lines([f], options, monkeypatch, bulk=True, out=out)
     assert (again.solved, again.resumed) == (300, 100)
     assert relines == lines
+
+
+# -- --tables everywhere: what the tables hold from them, the rest solved -----------------------------
+
+def test_tables_answer_what_they_hold_and_the_rest_is_solved(tmp_path, tables, capsys):
+    """solve, batch and verify with --tables: the 3 x 3 board from the tables (solver 'tables'),
+    Chen's other boards solved as without them (status 0, where a board the tables do not hold was
+    refused with status 2)."""
+    assert main(["positions/chen2002.txt", "--tables", str(tables), "--json"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["solver"] for r in recs] == ["reference", "tables", "reference", "retro", "retro"]
+    assert [r["orthodox"] for r in recs] == ["0", "9|-9", "5|1||-5", "10|-10", "8|-8"]
+    assert main(["positions/chen2002.txt", "--tables", str(tables)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("(tables)\n") == 1 and out.count("(reference)\n") == 2
+    f = tmp_path / "p.txt"
+    f.write_text("x2/3/2o x\n\nx3o x\n\nx2/3/2o o\n\nx3/3o o\n")
+    assert main(["batch", str(f), "--tables", str(tables), "--jobs", "1"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["solver"] for r in recs][:3] == ["tables", "reference", "tables"] and recs[3]["solver"] != "tables"
+    assert [r["sides"][r["to_move"]]["value"] for r in recs][:3] == [9, -3, -9] and all(r["ok"] for r in recs)
+    g = tmp_path / "v.txt"
+    g.write_text("move: b2\nx2/3/2o x\n\nmove: b1\nx3o x\n")
+    assert main(["verify", str(g), "--tables", str(tables)]) == 0
+
+
+def test_tables_with_tiers_missing_answer_the_positions_below(tmp_path, capsys):
+    """A directory with tiers 0 to 3 of 3 x 3 (a build stopped there) answers the positions with
+    at most 3 empty squares; the others are solved."""
+    d = tmp_path / "tb"
+    build(Board(3, 3), d)
+    for t in range(4, 10):
+        tier_path(d, Board(3, 3), t).unlink()
+    tb = Tablebase(d)
+    assert tb.tiers_held(Board(3, 3)) == 4 and tb.tiers_held(Board(3, 4)) == 0
+    near = Position.from_fen("xox/o1x/x1o x")
+    far = Position.from_fen("x2/3/2o x")
+    assert tb.answers_for(near) and not tb.answers_for(far)
+    assert not tb.answers_for(Position.from_fen("x2/3/2o x", rules=parse_rules("cs61b")))
+    f = tmp_path / "p.txt"
+    f.write_text(f"{near.fen()}\n\n{far.fen()}\n")
+    capsys.readouterr()
+    assert main(["batch", str(f), "--tables", str(d), "--jobs", "1"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["solver"] for r in recs] == ["tables", "reference"] and recs[1]["sides"]["x"]["value"] == 9
+    assert Solver(tables=tb).solve(far.fen()).solver == "reference"
+    assert Solver(tables=tb).solve(near.fen()).solver == "tables"
+
+
+@pytest.mark.slow
+def test_the_readme_tables_example_runs_as_written(tmp_path, capsys):
+    """``ataxx-solve --tables DIR positions/chen2002.txt`` after building 4 x 4 (about 10 s)."""
+    d = tmp_path / "tables"
+    assert main(["tables", "build", "4x4", "--dir", str(d)]) == 0
+    capsys.readouterr()
+    assert main(["--tables", str(d), "positions/chen2002.txt"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("== Chen 2002") == 5 and "orthodox summary: 8|-8" in out
