@@ -1022,7 +1022,8 @@ def _tables_build(args: argparse.Namespace) -> int:
         _tables_say(printable(f"{plan.describe()}: more memory than the budget of {bytes_text(budget)} "
                               "(--max-memory SIZE sets it, --force builds anyway); nothing built"))
         return EXIT_INPUT
-    _tables_say(printable(plan.describe()))
+    if plan.tiers:  # (with nothing to build, the build's own line says so)
+        _tables_say(printable(plan.describe()))
 
     def work(executor: Executor, bars: _TierBars) -> int:
         # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)
