@@ -16,6 +16,11 @@
   refused with :class:`solver.files.OutputError` before anything is written.
 - Worker processes ignore Ctrl-C (the parent stops them) and die with the parent, even
   when it is killed with SIGKILL (:func:`_init_worker`).
+- With ``--tables`` (and no cache), a file of FEN lines separated by blank lines is read by a
+  kernel (:mod:`solver.fenlines`) and its positions with a side to move on a board the tables
+  hold are answered in bulk (:func:`bulk_table_lines`): one probe of the positions and one of
+  their children per board, the records written as JSON text from templates, the same records
+  as :func:`table_records` makes, at some 100,000 positions a second.
 - A cache that fails while the batch runs (a full disk, damaged pages) is dropped and
   :attr:`Summary.cache_problem` says why; the positions are still solved and written.
 """
@@ -39,8 +44,13 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+import numpy as np
+
+from . import engine
 from .analysis import Evaluation, Interval, proved_outcome_class
+from .board import Board
 from .cache import Cache, CacheError, board_row, side_row
+from .fenlines import FenLines, read_fen_lines
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
 from .pgn import Pick
@@ -129,11 +139,17 @@ def fingerprint(entry: Entry, options: Options, fen: str | None = None) -> str:
     make it fail, the solver, the orthodox depth) and :data:`RECORD_FORMAT`. A record is
     reused on resume only when its fingerprint is the one the entry has now."""
     p = entry.position
+    return _digest(_facts(entry.source, entry.line, entry.name, fen or write_fen(p), p.rules.name, list(entry.sides),
+                          entry.expect, options))
+
+
+def _facts(source: str, line: Any, name: str | None, fen: str, rules: str, sides: list, expect: dict,
+           options: Options) -> dict:
+    """What :func:`fingerprint` digests."""
     # Options holds plain values only: vars() is its asdict(), at a fraction of the cost
-    return _digest({"format": RECORD_FORMAT, "file": entry.source, "line": entry.line, "name": entry.name,
-                    "fen": fen or write_fen(p), "rules": p.rules.name, "sides": list(entry.sides),
-                    "expect": entry.expect, "options": {k: v for k, v in vars(options).items()
-                                                        if v is not None or k != "nodes"}})  # (as before --nodes)
+    return {"format": RECORD_FORMAT, "file": source, "line": line, "name": name, "fen": fen, "rules": rules,
+            "sides": sides, "expect": expect, "options": {k: v for k, v in vars(options).items()
+                                                          if v is not None or k != "nodes"}}  # (as before --nodes)
 
 
 def _base(entry: Entry, options: Options) -> dict:
@@ -240,8 +256,9 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
 
 
 def table_records(entries: list[Entry], directory: str, options: Options) -> list[dict]:
-    """Records of entries with a side to move, answered from tables in bulk (one probe of the
-    positions and one of their children per board): value, outcome, depth, best move."""
+    """Records of entries with a side to move that the tables answer
+    (:meth:`~solver.tablebase.Tablebase.answers_for`), in bulk (one probe of the positions and
+    one of their children per board): value, outcome, depth, best move."""
     tb = _tables(directory)
     assert tb is not None
     start = time.perf_counter()
@@ -267,6 +284,97 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
     out = [r if isinstance(r, dict) else record(r, options, per) for r in reports]
     for rec in out:
         rec["seconds"] = round(per, 6)
+    return out
+
+
+def _fingerprints(source: str, options: Options, lines: list[int], fens: list[str], sides: list[str]) -> list[str]:
+    """:func:`fingerprint` of one-line entries with no header (one side to move, classic rules),
+    many at once: the JSON is a template with the line, the FEN and the side put in."""
+    marks = ("@@FEN@@", 987654321987654321, "@@SIDE@@")
+    text = json.dumps(_facts(source, marks[1], None, marks[0], CLASSIC.name, [marks[2]], {}, options), sort_keys=True)
+    cut = [text.find(json.dumps(m)) for m in marks]
+    if sorted(cut) != cut or any(text.count(json.dumps(m)) != 1 for m in marks):  # a file name with a mark in it
+        return [_digest(_facts(source, n, None, f, CLASSIC.name, [sd], {}, options))
+                for n, f, sd in zip(lines, fens, sides)]
+    a, rest = text.split('"@@FEN@@"')
+    b, rest = rest.split("987654321987654321")
+    c, d = rest.split('"@@SIDE@@"')
+    sha = hashlib.sha256
+    return [sha(f'{a}"{f}"{b}{n}{c}"{sd}"{d}'.encode()).hexdigest()[:32] for n, f, sd in zip(lines, fens, sides)]
+
+
+def bulk_table_lines(fl: FenLines, ks: list[int], tablebase: Tablebase, board: Board,
+                     options: Options) -> tuple[list[str], list[str]]:
+    """(record lines, fingerprints) of plain FENs ``ks`` of ``fl`` (:mod:`solver.fenlines`), each
+    with a side to move, of one board the tables hold, under the classic rules: the records
+    :func:`table_records` makes for them, as JSON text up to the value of ``seconds`` (the caller
+    adds it and the closing brace: ``line + "1e-05}"``), with no Python object per position but a
+    few strings."""
+    sel = np.asarray(ks, np.int64)
+    turn = fl.turn[sel]
+    x, o = fl.x[sel], fl.o[sel]
+    mine, theirs = np.where(turn == 0, x, o), np.where(turn == 0, o, x)
+    own, over, frm, to = tablebase.answer_arrays(board, mine, theirs)
+    own = own.astype(np.int64)
+    value = (own >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS
+    value = np.where(turn == 0, value, -value).tolist()
+    depth = (own & engine.tier_kernels.DEPTH_INF).tolist()
+    inf = engine.tier_kernels.DEPTH_INF
+    names = [board.square_name(sq) for sq in range(board.size)]
+    squares = board.playable.bit_count()
+    side_of = ["x", "o"]
+    sides = [side_of[t] for t in turn.tolist()]
+    counter = fl.counter[sel].tolist() if fl.rules.counter else [0] * len(ks)
+    fens = [f"{fl.board_fen[k]} {sd} {c} {m}" for k, sd, c, m in zip(ks, sides, counter, fl.fullmove[sel].tolist())]
+    lines = fl.line[sel].tolist()
+    prints = _fingerprints(fl.source, options, lines, fens, sides)
+    head = '{"file": ' + json.dumps(fl.source) + ', "line": '
+    rules = json.dumps(CLASSIC.name)
+    tail = ', "nodes": 0}}, "solver": "tables", "states": 1, "exact": true, "ok": true, "seconds": '
+    out = []
+    for n, fen, sd, fp, v, d, ov, f, t in zip(lines, fens, sides, prints, value, depth, over.tolist(), frm.tolist(),
+                                              to.tolist()):
+        outcome = "x-wins" if v > 0 else "o-wins" if v < 0 else "infinite-play" if d == inf else "draw"
+        if ov:
+            best = "null"
+        else:
+            best = '"0000"' if t < 0 else f'"{names[t]}"' if f < 0 else f'"{names[f]}{names[t]}"'
+            vacuous = -squares if sd == "x" else squares
+            if v != vacuous:
+                best += f', "best_move_bound": {{"{"lower" if sd == "x" else "upper"}": {v}}}'
+        out.append(f'{head}{n}, "name": null, "fen": "{fen}", "rules": {rules}, "to_move": "{sd}", '
+                   f'"fingerprint": "{fp}", "sides": {{"{sd}": {{"lower": {v}, "upper": {v}, "exact": true, '
+                   f'"value": {v}, "outcome": "{outcome}", "depth": {"null" if d == inf else d}, '
+                   f'"best_move": {best}{tail}')
+    return out, prints
+
+
+def _bulk_items(fl: FenLines, tablebase: Tablebase, options: Options, lines: list[str], prints: list[str]) -> list:
+    """The items of a file of FEN lines (:func:`solver.fenlines.read_fen_lines`): the positions with
+    a side to move on a board the tables hold become ints, their records appended to ``lines``
+    (and fingerprints to ``prints``) by :func:`bulk_table_lines`; the others are entries, read as
+    always."""
+    out = list(fl.items)
+    n = fl.turn.shape[0]
+    base = len(lines)
+    texts = np.empty(n, object)
+    fps = np.empty(n, object)
+    bulk = np.zeros(n, bool)
+    for (rows, cols, blocks), board in fl.boards().items():
+        held = tablebase.tiers_held(board)  # (a position with fewer empty squares is answered)
+        if held:
+            empty = np.bitwise_count(np.uint64(board.playable) & ~(fl.x | fl.o))
+            ks = np.flatnonzero((fl.rows == rows) & (fl.cols == cols) & (fl.blocks == np.uint64(blocks))
+                                & (fl.turn >= 0) & (empty < held))
+            texts[ks], fps[ks] = bulk_table_lines(fl, ks.tolist(), tablebase, board, options)
+            bulk[ks] = True
+    for k in np.flatnonzero(~bulk).tolist():
+        out[fl.at[k]] = fl.entry(k)
+    if base:  # the plain FENs of this file follow those of the files before
+        for j in fl.at[bulk].tolist():
+            out[j] += base
+    lines.extend(texts.tolist())
+    prints.extend(fps.tolist())
     return out
 
 
@@ -414,6 +522,21 @@ class Output:
             self.stream.write(line)
             self.stream.flush()
 
+    def write_lines(self, lines: list[str]) -> None:
+        """Records given as JSON text, in one write."""
+        text = "\n".join(lines) + "\n"
+        if self.fd is not None:
+            data = memoryview(text.encode())
+            try:
+                while data:
+                    data = data[os.write(self.fd, data):]
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+        else:
+            assert self.stream is not None
+            self.stream.write(text)
+            self.stream.flush()
+
     def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
@@ -444,12 +567,24 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
         path = Path(out_path)
         if path.is_symlink() and path.resolve().is_file():
             path = path.resolve()  # append to and finally replace the file, not the link
-    items = [item for f in files for item in read_file(f, fmt, rules, pick)]
+    bulk_start = time.perf_counter()
+    bulk_lines: list[str] = []  # records answered from tables in bulk, as JSON text (seconds to add)
+    bulk_prints: list[str] = []  # their fingerprints
+    items: list = []  # an Entry, a PositionFormatError or an int: a record of bulk_lines
+    tablebase = _tables(options.tables) if cache is None and rules.name == CLASSIC.name else None
+    for f in files:
+        lines = read_fen_lines(f, fmt, rules) if tablebase is not None else None
+        if lines is None:
+            items.extend(read_file(f, fmt, rules, pick))
+        else:
+            assert tablebase is not None
+            items.extend(_bulk_items(lines, tablebase, options, bulk_lines, bulk_prints))
+    bulk_seconds = json.dumps(round((time.perf_counter() - bulk_start) / max(1, len(bulk_lines)), 6)) + "}"
     summary = Summary(total=len(items))
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}
     out = Output(path, stream)
-    records: list[Record | None] = [None] * len(items)
+    records: list[Record | str | None] = [None] * len(items)  # str: a record as JSON text
     todo: list[Job] = []
 
     def from_cache(call: Callable[[Cache], T]) -> T | None:
@@ -481,9 +616,18 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
     # In input order: what is already in the output, what the cache knows, then the rest
     # (a pipe gets the first two at once and the solved ones as they come, in order).
     try:
-        pending: dict[int, Record | None] = {}  # None: already in the output file
+        pending: dict[int, Record | int | None] = {}  # None: already in the output file; int: of bulk_lines
         next_to_write = 0
         for i, item in enumerate(items):
+            if type(item) is int:
+                prior = done.get(bulk_prints[item]) if done else None
+                if prior is not None:
+                    summary.resumed += 1
+                    records[i] = prior
+                    pending[i] = None
+                else:
+                    pending[i] = item
+                continue
             if isinstance(item, PositionFormatError):
                 pending[i] = error_record(item)
                 continue
@@ -500,22 +644,46 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
             else:
                 todo.append((i, item, options, known))
 
+        def write_run(run: list[str]) -> None:
+            out.write_lines(run)
+            summary.solved += len(run)
+            if progress:
+                progress(summary)
+
         def flush() -> None:
             nonlocal next_to_write
+            run: list[str] = []  # records from the tables in bulk, written together
             while next_to_write in pending:
                 rec = pending.pop(next_to_write)
+                if type(rec) is int:
+                    records[next_to_write] = line = bulk_lines[rec] + bulk_seconds
+                    run.append(line)
+                    next_to_write += 1
+                    if len(run) == 4096:
+                        write_run(run)
+                        run = []
+                    continue
+                if run:
+                    write_run(run)
+                    run = []
                 if rec is None:
                     summary.solved += 1
                     if progress:
                         progress(summary)
-                else:
+                elif isinstance(rec, dict):
                     record(next_to_write, rec)
                 next_to_write += 1
+            if run:
+                write_run(run)
 
         flush()
-        if options.tables:  # positions with a side to move: in bulk from the tables, here
-            bulk = [job for job in todo if not job[1].is_board]
-            todo = [job for job in todo if job[1].is_board]
+        if options.tables:  # positions with a side to move that the tables hold: in bulk from them, here
+            held = _tables(options.tables)
+            assert held is not None
+            answered = [not job[1].is_board and held.answers_for(job[1].position.replace(turn=job[1].sides[0]))
+                        for job in todo]
+            bulk = [job for job, yes in zip(todo, answered) if yes]
+            todo = [job for job, yes in zip(todo, answered) if not yes]
             for (index, *_), rec in zip(bulk, table_records([job[1] for job in bulk], options.tables, options)):
                 pending[index] = rec
             flush()
@@ -576,4 +744,4 @@ def _solve_all(todo: list[Job], jobs: int, live_view: Callable[[LiveArray], None
 
 
 def _rewrite_in_order(path: Path, records: list) -> None:
-    replace_file(path, (json.dumps(rec) + "\n" for rec in records))
+    replace_file(path, ((rec if isinstance(rec, str) else json.dumps(rec)) + "\n" for rec in records))

@@ -41,7 +41,7 @@ from .files import OutputError, check_output, replace_file
 from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
-from .limits import Limits, parse_size
+from .limits import Limits, default_memory_budget, parse_size
 from .notation import signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
@@ -53,7 +53,8 @@ from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .search import TableFileError
 from .solving import ALGORITHMS, Solver
 from .tablebase import (Executor, MissingTableError, Tablebase, TableError, board_name, build, check_tables,
-                        compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name)
+                        compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name,
+                        bytes_text, plan_build)
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 
@@ -186,7 +187,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help="a node budget for each position (each move in verify), on one thread: the same results on "
                         "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
-                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') instead of solving")
+                   help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') the positions they hold; "
+                        "the others are solved as without them")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 
@@ -850,14 +852,7 @@ def verify_command(args: argparse.Namespace) -> int:
         if not errors:  # (a file that cannot be read has said so)
             _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
         return EXIT_INPUT
-    tables = open_tables(args.tables, "ataxx-solve verify")
-    if tables is not None:
-        for c in choices:
-            try:
-                tables.require(c.position.board, c.position.rules)
-            except MissingTableError as exc:
-                _say(f"{c.entry.source}:{c.entry.line}: {exc}")
-                return EXIT_INPUT
+    tables = open_tables(args.tables, "ataxx-solve verify")  # (what the tables do not hold is solved)
     done = [0]
 
     def describe(ev: Progress) -> str:
@@ -978,8 +973,12 @@ def _add_tables(commands: _Commands) -> None:
         p.set_defaults(run=run, parser=p)
         return p
 
-    action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there)",
-           board=True, executor=True)
+    p = action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there); says first "
+               "what it needs (entries, memory, disk, CPU time) and refuses a build whose memory exceeds the budget",
+               board=True, executor=True)
+    p.add_argument("--max-memory", type=_size, metavar="SIZE",
+                   help="memory budget, e.g. 16G (default: three quarters of the machine)")
+    p.add_argument("--force", action="store_true", help="build even when the memory needed exceeds the budget")
     p = action("check", _tables_check, "verify every stored value of a board against the moves",
                board=True, executor=True)
     p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
@@ -1033,6 +1032,14 @@ def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars
 
 def _tables_build(args: argparse.Namespace) -> int:
     board = _board(args)
+    plan = plan_build(board, args.dir)
+    budget = args.max_memory or default_memory_budget()
+    if plan.memory > budget and not args.force:
+        _tables_say(printable(f"{plan.describe()}: more memory than the budget of {bytes_text(budget)} "
+                              "(--max-memory SIZE sets it, --force builds anyway); nothing built"))
+        return EXIT_INPUT
+    if plan.tiers:  # (with nothing to build, the build's own line says so)
+        _tables_say(printable(plan.describe()))
 
     def work(executor: Executor, bars: _TierBars) -> int:
         # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)

@@ -49,7 +49,7 @@ EXPECT_KEYS = ("x", "o", "value", "orthodox")
 __all__ = ["FORMATS", "MAX_COUNTER", "MAX_GAME_MOVES", "STARTPOS", "Entry", "PositionFormatError", "detect_format",
            "game_entries", "read_pgn",
            "grid_rows", "looks_like_fen", "parse_colon", "parse_cs61b", "parse_fen", "parse_grid", "parse_position", "parse_whole",
-           "printable", "quote", "read_file", "read_positions", "read_text", "write_colon", "write_fen",
+           "is_header_or_comment", "printable", "quote", "read_file", "read_line", "read_positions", "read_text", "write_colon", "write_fen",
            "write_fen_board", "write_grid"]
 
 
@@ -529,6 +529,22 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     if not out:
         out.append(PositionFormatError("no position found (the input is empty)", source, None))
     return out
+
+
+def read_line(line: str, n: int, source: str = "<input>", fmt: str = "auto",
+              rules: Rules = CLASSIC) -> Entry | PositionFormatError:
+    """The :class:`Entry` (or :class:`PositionFormatError`) of a position written on one line
+    ``n`` of ``source`` with blank lines around it, as :func:`read_positions` reads it (for a line
+    that is no header and no comment: :mod:`solver.fenlines` reads such files in bulk)."""
+    try:
+        return _build_entry([(n, line)], {}, source, fmt, rules, {})
+    except PositionFormatError as exc:
+        return exc
+
+
+def is_header_or_comment(line: str) -> bool:
+    """Whether a line of a position file is a ``key: value`` header or a ``;`` comment."""
+    return line.lstrip().startswith(";") or _header(line) is not None
 
 
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:

@@ -16,8 +16,9 @@ nothing and build no solver themselves. The algorithms (SPEC section 4):
 - ``auto`` (the default): the reference solver for a tiny estimate, retro when its tables fit
   the memory budget, the search otherwise (:func:`choose_algorithm`).
 
-With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), positions are
-answered from tablebases instead.
+With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), the positions the
+tables hold are answered from them (the report's solver is ``tables``); the others are solved
+as without them.
 """
 
 from __future__ import annotations
@@ -143,8 +144,9 @@ class Solver:
     # -- what answers -------------------------------------------------------------------------
 
     def algorithm_for(self, position: Position) -> str:
-        """The algorithm that answers for ``position``: 'tables', or the one chosen."""
-        if self.tables is not None:
+        """The algorithm that answers for ``position``: 'tables' when the tables answer it
+        (:meth:`~solver.tablebase.Tablebase.answers_for`), else the one chosen."""
+        if self.tables is not None and self.tables.answers_for(position):
             return "tables"
         if self.algorithm == "auto":
             return choose_algorithm(position, self.limits.max_memory)
@@ -153,8 +155,7 @@ class Solver:
     def oracle(self, position: Position) -> Oracle:
         """A new oracle for positions on ``position``'s board under its rules, with the limits
         and the progress callback; its clock starts now (after the kernels are loaded, so a
-        timeout counts the solving only). Raises :class:`~solver.tablebase.MissingTableError`
-        when tables are used and do not cover the board."""
+        timeout counts the solving only)."""
         algorithm = self.algorithm_for(position)
         lim = self.limits
         oracle: Oracle

@@ -526,6 +526,71 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
                        report.seconds, disk)
 
 
+# -- what a build needs ----------------------------------------------------------------------------
+
+# Measured (README, "Tablebases"): a tier's working arrays take 11 bytes per number while it is
+# solved, beside its child tier's codes (2 bytes a number); the process itself (Python, numba,
+# the index) about 300 MiB (a 4 x 4 build peaks at 244 MiB); on disk 0.26 bytes per entry (4 x 4;
+# 0.18 on 4 x 5); CPU per number 1.06 us on 4 x 4 (one thread), 2.0 us on the large tiers of
+# 4 x 5, and about 2.7 us expected on 5 x 5 (1.4 times the moves of 4 x 5).
+WORKING_BYTES = 11
+BASE_BYTES = 300 << 20
+DISK_BYTES_PER_ENTRY = 0.26
+
+
+def cpu_per_number(entries: int) -> float:
+    """Seconds of CPU per number of a board with ``entries`` numbers in all (the measured rates)."""
+    return 1.06e-6 if entries <= 10 ** 8 else 2.0e-6 if entries <= 10 ** 10 else 2.7e-6
+
+
+@dataclass
+class BuildPlan:
+    """What building ``board`` into a directory needs: the tiers still to build, their entries,
+    the memory of the largest step (``worst_tier``), the disk and the CPU seconds (from
+    :data:`WORKING_BYTES`, :data:`DISK_BYTES_PER_ENTRY` and :func:`cpu_per_number`)."""
+
+    board: Board
+    tiers: list[int]
+    entries: int
+    memory: int
+    worst_tier: int | None
+    disk: int
+    cpu_seconds: float
+
+    def describe(self) -> str:
+        if not self.tiers:
+            return f"{board_name(self.board)}: every tier is already built"
+        return (f"{board_name(self.board)}: {len(self.tiers)} tiers to build, {self.entries:,} entries; needs about "
+                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
+                f"{seconds_text(self.cpu_seconds)} of CPU ({cpu_per_number(self.entries) * 1e6:.2f} us a number)")
+
+
+def bytes_text(n: float) -> str:
+    """``1.5 GiB``, ``12.0 MiB``, ``512 bytes``."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def seconds_text(t: float) -> str:
+    """``92.4 hours``, ``3.5 minutes``, ``0.2 s``."""
+    return f"{t / 3600:,.1f} hours" if t >= 3600 else f"{t / 60:.1f} minutes" if t >= 60 else f"{t:.1f} s"
+
+
+def plan_build(board: Board, directory: str | Path) -> BuildPlan:
+    """What :func:`build` of ``board`` into ``directory`` will need (the tiers whose files are
+    there are not built again). Reads nothing but the names of the files."""
+    index = dense_index(board)
+    tiers = [t for t in range(index.n + 1) if not tier_path(Path(directory), board, t).exists()]
+    entries = sum(index.tier_size(t) for t in tiers)
+    need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
+            for t in tiers}
+    worst = max(need, key=lambda t: need[t]) if need else None
+    return BuildPlan(board, tiers, entries, need[worst] if worst is not None else 0, worst,
+                     int(entries * DISK_BYTES_PER_ENTRY), entries * cpu_per_number(index.size))
+
+
 # -- probing ---------------------------------------------------------------------------------------
 
 def decode(code: int) -> tuple[int, float]:
@@ -585,6 +650,25 @@ class Tablebase:
     def covers(self, board: Board, rules: Rules = CLASSIC) -> bool:
         return rules.name == CLASSIC.name and self._table_board(board)[0] is not None
 
+    def tiers_held(self, board: Board) -> int:
+        """How many tiers of ``board`` from tier 0 up the directory holds without a gap: a position
+        with fewer empty squares is answered, and every position its game leads to (0 for a
+        board it does not hold)."""
+        table_board = self._table_board(board)[0]
+        if table_board is None:
+            return 0
+        key = (table_board.rows, table_board.cols, table_board.blocks)
+        held = 0
+        while key + (held,) in self.files:
+            held += 1
+        return held
+
+    def answers_for(self, position: Position) -> bool:
+        """Whether the tables answer ``position`` (its board, the classic rules, the tiers up to its
+        number of empty squares): ``--tables`` answers those and solves the rest as usual."""
+        return (position.rules.name == CLASSIC.name
+                and (position.board.playable & ~(position.x | position.o)).bit_count() < self.tiers_held(position.board))
+
     def require(self, board: Board, rules: Rules = CLASSIC) -> None:
         """Raise :class:`MissingTableError` unless the tables cover this board and rules."""
         if rules.name != CLASSIC.name:
@@ -631,6 +715,20 @@ class Tablebase:
             self._blocks.popitem(last=False)
         return out
 
+    def _codes_by_tier(self, board: Board, tiers: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+        """Stored codes of numbers of several tiers: sorted by tier (a radix sort of bytes), one
+        read per tier."""
+        out = np.empty(tiers.shape[0], np.uint16)
+        if not tiers.shape[0]:
+            return out
+        order = np.argsort(tiers.astype(np.uint8), kind="stable")
+        ordered = tiers[order]
+        bounds = np.flatnonzero(np.diff(ordered)) + 1
+        for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), tiers.shape[0]]):
+            sel = order[a:b]
+            out[sel] = self._codes(board, int(ordered[a]), numbers[sel])
+        return out
+
     def probe_codes(self, board: Board, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
         """Stored codes of many positions of one board (mover's pieces, other pieces)."""
         self.require(board)
@@ -663,51 +761,59 @@ class Tablebase:
 
     def answers(self, positions: list[Position]) -> list[tuple[int, float, Move | None]]:
         """(value for the side to move, depth or math.inf, preferred move or None when the game
-        is over) of many positions of one board, all at once: the batch's fast path. The
-        preferred move is SPEC section 4's (best value, then least depth when winning and
-        greatest otherwise, then notation order), read from the children's stored codes."""
+        is over) of many positions of one board, all at once: the batch's fast path
+        (:meth:`answer_arrays`)."""
 
         if not positions:
             return []
         board = positions[0].board
         self.require(board, positions[0].rules)
-        table_board, perm = self._table_board(board)
         bits = [mover_bits(p) for p in positions]
-        mine = np.array([b[0] for b in bits], np.uint64)
-        theirs = np.array([b[1] for b in bits], np.uint64)
+        own, final, frm, to = self.answer_arrays(board, np.array([b[0] for b in bits], np.uint64),
+                                                 np.array([b[1] for b in bits], np.uint64))
+        out: list[tuple[int, float, Move | None]] = []
+        for i in range(len(positions)):
+            v, d = decode(int(own[i]))
+            if final[i]:
+                out.append((v, d, None))
+            else:
+                out.append((v, d, PASS if to[i] < 0 else Move(int(frm[i]), int(to[i]))))
+        return out
+
+    def answer_arrays(self, board: Board, mine: np.ndarray, theirs: np.ndarray):
+        """(stored codes, game over, preferred move's origin, its target) of many positions of one
+        board given as the mover's and the other side's pieces, as arrays: origin -1 for a clone,
+        target -1 for a pass (both -1 when the game is over). The preferred move is SPEC section
+        4's (best value, then least depth when winning and greatest otherwise, then notation
+        order), read from the children's stored codes."""
+
+        self.require(board)
+        mine, theirs = np.asarray(mine, np.uint64), np.asarray(theirs, np.uint64)
+        table_board, perm = self._table_board(board)
         own = self.probe_codes(board, mine, theirs)
         if perm is not None:
             mine, theirs = _permute_bits(mine, perm), _permute_bits(theirs, perm)
         ix = dense_index(table_board)
         T = ix.tables
         final, start, move, tier, number = engine.dense.position_children(mine, theirs, ix.arrays, T.adj, T.jmp, T.reach, T.rules)
-        codes = np.empty(move.shape[0], np.uint16)
-        for t in np.unique(tier):
-            sel = tier == t
-            codes[sel] = self._codes(table_board, int(t), number[sel])
-        to = np.where(move >= 0, move & 63, 0)
-        frm = np.where(move >= 0, (move >> 6) - 1, -1)
-        if perm is not None:  # back to the squares of the board asked about
-            inverse = np.argsort(np.array(perm))
-            to = inverse[to]
-            frm = np.where(frm >= 0, inverse[np.maximum(frm, 0)], -1)
+        codes = self._codes_by_tier(table_board, tier, number)
+        # notation order of the moves (solver.rules.move_order_key) by table lookups: squares of
+        # the table's board taken back to the board asked about, then each by (file, rank)
+        back = np.arange(64)
+        if perm is not None:
+            back[:len(perm)] = np.argsort(np.array(perm))
         cols = board.cols
-
-        def key(sq):
-            return (sq % cols) * 64 + sq // cols
-
-        order = np.where(frm >= 0, key(np.maximum(frm, 0)) * 4097 + key(to) + 1, key(to) * 4097)
+        skey = (back % cols) * 64 + back // cols
+        m = np.maximum(move, 0)
+        to, frm = m & 63, (m >> 6) - 1
+        order = np.where(frm >= 0, skey[frm] * 4097 + skey[to] + 1, skey[to] * 4097)
         edge, _, _ = engine.tier_kernels.preferred_children(start, codes, order)
-        out: list[tuple[int, float, Move | None]] = []
-        for i, p in enumerate(positions):
-            v, d = decode(int(own[i]))
-            if final[i] != NOT_FINAL_CODE:
-                out.append((v, d, None))
-                continue
-            x = int(edge[i])
-            m = PASS if move[x] < 0 else Move(int(frm[x]), int(to[x]))
-            out.append((v, d, m))
-        return out
+        over = final != NOT_FINAL_CODE
+        best = move[np.where(over, 0, edge)] if move.shape[0] else np.full(over.shape[0], -1)
+        best = np.where(over, -1, best)
+        best_to = np.where(best < 0, -1, back[best & 63])
+        best_from = np.where(best < 0, -1, np.where((best >> 6) > 0, back[np.maximum(best >> 6, 1) - 1], -1))
+        return own, over, best_from, best_to
 
     def probe(self, position: Position) -> tuple[int, float]:
         """(value for the side to move, depth or math.inf); MissingTableError when not covered."""

@@ -13,7 +13,8 @@ kernel module through this package as an attribute, ``engine.search.search_test`
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
   per-counter answers, its table and the options read from it (:mod:`solver.retro`);
 - ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps;
-- ``perft``: move counting (:mod:`solver.perft`); ``bits``: popcount and friends.
+- ``perft``: move counting (:mod:`solver.perft`); ``bits``: popcount and friends;
+- ``fenscan``: files of FEN lines read in bulk (:mod:`solver.fenlines`).
 
 Importing this package loads nothing: a kernel module (and numba, about a second)
 is imported on first access, so ``import solver.cli`` stays fast. :class:`Run`
@@ -41,7 +42,7 @@ import numpy as np
 from ..limits import TimeLimitError
 
 KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "counters", "solved", "options", "dense",
-                  "tier_kernels", "perft")
+                  "tier_kernels", "perft", "fenscan")
 
 
 def __getattr__(name: str) -> ModuleType:

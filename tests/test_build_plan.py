@@ -1,0 +1,45 @@
+"""What a tablebase build needs, said before it starts; a build beyond the memory budget refused."""
+
+import pytest
+
+from solver.board import Board
+from solver.cli import main
+from solver.tablebase import BASE_BYTES, WORKING_BYTES, build, dense_index, plan_build, tier_path
+
+
+def test_the_plan_of_a_build(tmp_path):
+    board = Board(3, 4)
+    index = dense_index(board)
+    plan = plan_build(board, tmp_path)
+    assert plan.tiers == list(range(13)) and plan.entries == index.size == 137_781
+    sizes = [index.tier_size(t) for t in range(13)]
+    need = [BASE_BYTES + WORKING_BYTES * sizes[t] + (2 * sizes[t - 1] if t else 0) for t in range(13)]
+    assert plan.memory == max(need) and plan.worst_tier == need.index(max(need))
+    assert 0 < plan.disk < plan.entries and plan.cpu_seconds == pytest.approx(137_781 * 1.06e-6)
+    build(Board(3, 3), tmp_path)
+    assert plan_build(Board(3, 3), tmp_path).tiers == []
+    tier_path(tmp_path, Board(3, 3), 9).unlink()
+    assert plan_build(Board(3, 3), tmp_path).tiers == [9]
+
+
+def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
+    d = tmp_path / "t55"
+    assert main(["tables", "build", "5x5", "--dir", str(d), "--max-memory", "64G"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not d.exists()
+    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 241.9 GiB of "
+                   "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
+                   "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
+
+
+def test_a_build_within_the_budget_says_what_it_needs_first(tmp_path, capsys):
+    d = tmp_path / "t"
+    assert main(["tables", "build", "2x3", "--dir", str(d), "--max-memory", "100M"]) == 2
+    assert "more memory than the budget of 100.0 MiB" in capsys.readouterr().err and not d.exists()
+    assert main(["tables", "build", "2x3", "--dir", str(d), "--max-memory", "100M", "--force", "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("ataxx-solve tables: 2x3: 7 tiers to build, ") and "of CPU" in err
+    assert out.startswith("2x3: 7 tiers built, 0 already there")
+    assert main(["tables", "build", "2x3", "--dir", str(d), "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("2x3: 0 tiers built, 7 already there")
