@@ -43,6 +43,7 @@ import math
 import os
 import random
 import re
+import tempfile
 import time
 import zlib
 from collections import OrderedDict
@@ -355,16 +356,26 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
         crc = zlib.crc32(b, crc)
     head = _header(board, rules, tier, int(codes.shape[0]), fingerprint)
     head["checksum"] = f"crc32:{crc:08x}"
-    tmp = path.with_name(path.name + ".partial")
-    with open(tmp, "wb") as fh:
-        fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
-        fh.write(json.dumps(head).encode() + b"\n")
-        fh.write(offsets.tobytes())
-        for b in blocks:
-            fh.write(b)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    # The temporary file is created exclusively (mkstemp: O_EXCL, a random name), so a name
+    # planted beside the table, a symlink included, is never opened or written through.
+    mask = os.umask(0)
+    os.umask(mask)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
+            fh.write(json.dumps(head).encode() + b"\n")
+            fh.write(offsets.tobytes())
+            for b in blocks:
+                fh.write(b)
+            fh.flush()
+            os.fchmod(fh.fileno(), 0o666 & ~mask)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path.stat().st_size
 
 
