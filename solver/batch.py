@@ -224,7 +224,9 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
             continue
         known[side] = hit
         sides.append(hit)
-        complete = complete and hit.exact
+        # (an exact row without its preferred move, or with one whose ties were not known, is
+        # solved again: a record gives the move a fresh solve gives)
+        complete = complete and hit.exact and (hit.best_move is not None or hit.position.is_over())
     board = None
     if complete and entry.is_board:
         orthodox = cache.get_orthodox(entry.position)
