@@ -253,13 +253,15 @@ DEPTH_BUDGET = 1 << 24
 @dataclass(frozen=True)
 class ExactLine:
     """The analysis of a position whose value is exact and not 0, by tests: the depth, the
-    preferred move (SPEC section 4), the principal variation and the moves that keep the value
-    (None when showing it for every move took more than its budget or a limit stopped it)."""
+    preferred move (SPEC section 4), the principal variation, the moves that keep the value and
+    the ones that keep its depth too, ``tied_moves`` (each None when showing it for every move took
+    more than its budget or a limit stopped it)."""
 
     depth: int
     best_move: Move
     line: list[Move]
     optimal_moves: list[Move] | None
+    tied_moves: list[Move] | None = None
 
 
 def exact_score(oracle: Oracle, p: Position, value: int, budget: int = 0) -> int:
@@ -334,13 +336,19 @@ def analysis_by_tests(oracle: Oracle, p: Position, value: int) -> ExactLine:
     best = preferred_by_tests(oracle, p, score, DEPTH_BUDGET)
     line = line_by_tests(oracle, p, score, DEPTH_BUDGET)
     optimal: list[Move] | None = []
+    tied: list[Move] | None = None
     try:
         for m in p.legal_moves():
             if m == best or keeps_value(oracle, p, m, value, OPTIMAL_BUDGET):
                 optimal.append(m)  # type: ignore[union-attr]
     except LimitError:
         optimal = None
-    return ExactLine(abs(score - value * M), best, line, optimal)
+    if optimal is not None:
+        try:  # the optimal moves that reach the exact score: the same value and depth as the best
+            tied = [m for m in optimal if m == best or keeps_score(oracle, p, m, score, OPTIMAL_BUDGET)]
+        except LimitError:
+            tied = None
+    return ExactLine(abs(score - value * M), best, line, optimal, tied)
 
 
 def draw_depth(oracle: Oracle, p: Position, memo: dict, limit: int) -> float:

@@ -59,7 +59,7 @@ from .oracle import Progress
 from .report import BoardResult, Report, SideResult, side_json
 from .rules import CLASSIC, Rules, Side, X, side_name
 from .solving import Solver, check_expect
-from .tablebase import MissingTableError, Tablebase
+from .tablebase import MissingTableError, Tablebase, TableError
 
 
 Record = dict[str, Any]  # one JSON line of the results
@@ -215,11 +215,11 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None,
                     progress=progress, tables=_tables(options.tables), orth_depth=options.orth_depth)
     try:
         analyzer = solver.analyzer(entry.position)
-    except MissingTableError as exc:
+        report = solver.solve(entry, known=known, analyzer=analyzer)
+    except (MissingTableError, TableError) as exc:  # no table, or a tier missing or damaged: this entry fails
         rec = _base(entry, options)
         rec.update(ok=False, error=str(exc), seconds=round(time.perf_counter() - start, 4))
         return rec, []
-    report = solver.solve(entry, known=known, analyzer=analyzer)
     rows = [side_row(s) for s in report.sides
             if s.exact or s.interval.lower > -s.interval.squares or s.interval.upper < s.interval.squares]
     if report.board is not None and report.board.orthodox_name is not None:
@@ -240,7 +240,9 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
             continue
         known[side] = hit
         sides.append(hit)
-        complete = complete and hit.exact
+        # (an exact row without its preferred move, or with one whose ties were not known, is
+        # solved again: a record gives the move a fresh solve gives)
+        complete = complete and hit.exact and (hit.best_move is not None or hit.position.is_over())
     board = None
     if complete and entry.is_board:
         orthodox = cache.get_orthodox(entry.position)
@@ -269,12 +271,19 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
     for ks in groups.values():
         positions = [entries[k].position.replace(turn=entries[k].sides[0]) for k in ks]
         try:
-            answers = tb.answers(positions)
-        except MissingTableError as exc:
-            for k in ks:
-                reports[k] = dict(_base(entries[k], options), ok=False, error=str(exc), seconds=0.0)
-            continue
-        for k, p, (u, d, move) in zip(ks, positions, answers):
+            answers: list = tb.answers(positions)
+        except (MissingTableError, TableError):  # some tier missing or damaged: find whose, one by one
+            answers = []
+            for k, p in zip(ks, positions):
+                try:
+                    answers.extend(tb.answers([p]))
+                except (MissingTableError, TableError) as exc:
+                    answers.append(exc)
+        for k, p, answer in zip(ks, positions, answers):
+            if isinstance(answer, Exception):
+                reports[k] = dict(_base(entries[k], options), ok=False, error=str(answer), seconds=0.0)
+                continue
+            u, d, move = answer
             value = u if p.turn == X else -u
             squares = p.board.playable.bit_count()
             side = SideResult(p, Interval(value, value, squares), Evaluation(value, None if d == float("inf") else int(d)),

@@ -4,7 +4,9 @@ Key: the rule set and the canonical position (board shape and blocks, the cells
 read from the mover's side under the least symmetry, the counter), so a position,
 its symmetric images and its colour inversion share one row. Value: the value for
 the side to move, the depth (NULL for infinite play) and the preferred move, stored
-in the canonical orientation and mapped back on reading. Boards without a side to
+in the canonical orientation and mapped back on reading: for an exact value, every
+move as preferred as it (the same value and depth), so that each symmetric image gets
+its own first one in notation order (SPEC section 4). Boards without a side to
 move also store their orthodox summary (kind ``board``).
 
 A row is a compact form of :class:`solver.report.SideResult`, the one definition of a
@@ -37,7 +39,7 @@ from .rules import InvalidMoveError, Move, Position, X, move_order_key, parse_mo
 LOGGER = logging.getLogger(__name__)
 
 FORMAT = "ataxx-solver-cache"
-VERSION = "2"
+VERSION = "3"
 
 
 class CacheError(Exception):
@@ -144,6 +146,9 @@ class Cache:
                              "choose another file with --cache")
         if meta.get("version") == "1":
             self._upgrade_from_1()
+            meta["version"] = "2"
+        if meta.get("version") == "2":
+            self._upgrade_from_2()
             meta["version"] = VERSION
         if meta.get("version") != VERSION:
             raise CacheError(f"{self.path}: cache version {meta.get('version')}, this program reads version "
@@ -163,6 +168,21 @@ class Cache:
                 for column in ("lower", "upper", "best_lower"):
                     db.execute(f"ALTER TABLE solved ADD COLUMN {column} INTEGER")
                 db.execute("UPDATE solved SET lower = value, upper = value, best_lower = value WHERE kind = 'side'")
+                db.execute("UPDATE meta SET value = '2' WHERE name = 'version'")
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+
+    def _upgrade_from_2(self) -> None:
+        """Version 2 kept one preferred move per exact row, which is not the preferred move of
+        every symmetric image when several moves tie; version 3 keeps all the tied moves. The
+        old exact rows lose their move (a record that needs it solves the position again)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if dict(db.execute("SELECT name, value FROM meta").fetchall()).get("version") == "2":
+                db.execute("UPDATE solved SET best = NULL WHERE kind = 'side' AND value IS NOT NULL")
                 db.execute("UPDATE meta SET value = ? WHERE name = 'version'", (VERSION,))
             db.commit()
         except BaseException:
@@ -205,8 +225,10 @@ class Cache:
             if best is not None:
                 if not isinstance(best, str):
                     raise ValueError(f"best move {best!r}")
-                canon_move = parse_move_text(p.board, best)[0]
-                images = {_map(canon_move, _inverse(perm)) for perm in perms}
+                names = best.split(" ")
+                if not 1 <= len(names) <= 4 * MAX_SQUARES:
+                    raise ValueError(f"best move {best!r}")
+                images = {_map(parse_move_text(p.board, name)[0], _inverse(perm)) for name in names for perm in perms}
                 move = min(images, key=lambda m: move_order_key(p.board, m))
         except (ValueError, InvalidMoveError, IndexError) as exc:
             LOGGER.warning("%s: ignoring a bad row for %s (%s)", self.path, key, exc)
@@ -304,7 +326,15 @@ def side_row(s: SideResult) -> tuple:
     best_bound_x = s.best_bound if s.best_move is not None else None
     key, perms = canonical(p)
     canon_best = None
-    if s.best_move is not None:
+    if s.exact and s.best_move is not None:
+        # Every move as preferred as the best (SPEC section 4: then the first in notation order),
+        # so that each symmetric image gets back its own first one. Unknown: no move is kept
+        # (and the row is solved again when a record needs it).
+        if s.tied_moves:
+            ties = sorted({_map(m, perms[0]) for m in s.tied_moves} | {_map(s.best_move, perms[0])},
+                          key=lambda m: move_order_key(p.board, m))
+            canon_best = " ".join(p.move_name(m) for m in ties)
+    elif s.best_move is not None:
         canon_best = p.move_name(_map(s.best_move, perms[0]))
     if p.turn == X:
         lower, upper, best_lower = lower_x, upper_x, best_bound_x

@@ -368,6 +368,10 @@ def solve_command(args: argparse.Namespace) -> int:
             report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
                                   certify=args.certificate is not None, value=args.value or args.thermograph is not None,
                                   cut_loops=args.cut_loops)
+        except (MissingTableError, TableError) as exc:  # a tier missing or found damaged while probing
+            _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
+            status = max(status, EXIT_INPUT)
+            continue
         finally:
             if view is not None:
                 view.close()
@@ -1332,7 +1336,8 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("ataxx-solve: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (CacheError, OutputError) as exc:
+    except (CacheError, OutputError, TableError, MissingTableError) as exc:
+        # (a table file found damaged or missing while probing: tables probe, verify)
         _say(f"ataxx-solve: {exc}")
         return EXIT_INPUT
     except BrokenPipeError:

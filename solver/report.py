@@ -43,6 +43,11 @@ class SideResult:
     best_move: Move | None = None
     best_bound: int | None = None
     optimal_moves: list[Move] | None = None
+    # The optimal moves exactly as preferred as best_move (the same depth: SPEC section 4 then
+    # takes the first in notation order); None when not known. A symmetric image of the
+    # position prefers the first of their images, which need not be best_move's image: the
+    # cache keeps them all so that what it gives back is what a fresh solve gives.
+    tied_moves: list[Move] | None = None
     stopped: str | None = None
     stop_message: str | None = None
     nodes: int = 0

@@ -324,6 +324,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 for m in fast.line:
                     end = end.push(m)
                 res.optimal_moves = fast.optimal_moves
+                res.tied_moves = fast.tied_moves
                 res.evaluation = Evaluation(res.interval.lower, fast.depth)
                 res.best_move, res.best_bound = fast.best_move, res.interval.lower
                 res.line = Line(p, fast.line, end)
@@ -336,6 +337,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 if res.best is not None:
                     res.best_move = res.best.move
                     res.best_bound = res.evaluation.value
+                    res.tied_moves = [m.move for m in res.moves if m.optimal and m.depth == res.best.depth]
             res.stopped = None
         except (LimitError, KeyboardInterrupt) as exc:
             res.moves = []

@@ -43,6 +43,7 @@ import math
 import os
 import random
 import re
+import tempfile
 import time
 import zlib
 from collections import OrderedDict
@@ -355,16 +356,26 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
         crc = zlib.crc32(b, crc)
     head = _header(board, rules, tier, int(codes.shape[0]), fingerprint)
     head["checksum"] = f"crc32:{crc:08x}"
-    tmp = path.with_name(path.name + ".partial")
-    with open(tmp, "wb") as fh:
-        fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
-        fh.write(json.dumps(head).encode() + b"\n")
-        fh.write(offsets.tobytes())
-        for b in blocks:
-            fh.write(b)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    # The temporary file is created exclusively (mkstemp: O_EXCL, a random name), so a name
+    # planted beside the table, a symlink included, is never opened or written through.
+    mask = os.umask(0)
+    os.umask(mask)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
+            fh.write(json.dumps(head).encode() + b"\n")
+            fh.write(offsets.tobytes())
+            for b in blocks:
+                fh.write(b)
+            fh.flush()
+            os.fchmod(fh.fileno(), 0o666 & ~mask)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path.stat().st_size
 
 
@@ -408,13 +419,28 @@ class TierFile:
             self.board = Board(board.rows, board.cols, mask) if mask else board
         except (KeyError, TypeError, ValueError) as exc:
             raise TableError(f"{self.path}: header lacks or garbles {exc}") from None
+        # A header is not covered by the checksum: its numbers are checked against what the
+        # file can hold before anything is sized by them (entries: 10**18 is a damaged header).
+        if not 0 <= self.tier <= 31 or not 0 <= self.entries < 1 << 40 or not 1 <= self.block_entries <= 1 << 24:
+            raise TableError(f"{self.path}: a damaged header (tier {self.tier}, {self.entries} entries, "
+                             f"blocks of {self.block_entries})")
         self.nblocks = -(-self.entries // self.block_entries)
         self._offsets: np.ndarray | None = None
+        try:
+            size = os.path.getsize(self.path)
+        except OSError as exc:
+            raise TableError(f"{self.path}: cannot open: {exc.strerror}") from None
+        if size < self.data_start + 8 * (self.nblocks + 1):
+            raise TableError(f"{self.path}: truncated ({size} bytes; the header promises {self.nblocks} blocks)")
 
     def _read_offsets(self, fh) -> np.ndarray:
         if self._offsets is None:
             fh.seek(self.data_start)
-            self._offsets = np.frombuffer(fh.read(8 * (self.nblocks + 1)), "<u8").astype(np.int64)
+            raw = fh.read(8 * (self.nblocks + 1))
+            offsets = np.frombuffer(raw[:len(raw) // 8 * 8], "<u8").astype(np.int64)
+            if offsets.shape[0] != self.nblocks + 1 or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
+                raise TableError(f"{self.path}: damaged block offsets (a damaged file: delete it to rebuild that tier)")
+            self._offsets = offsets
         assert self._offsets is not None
         return self._offsets
 
@@ -437,7 +463,13 @@ class TierFile:
             base = self.data_start + 8 * (self.nblocks + 1)
             for k in which:
                 fh.seek(base + offsets[k])
-                raw = zlib.decompress(fh.read(int(offsets[k + 1] - offsets[k])))
+                want = min(self.block_entries, self.entries - k * self.block_entries)
+                try:
+                    raw = zlib.decompress(fh.read(int(offsets[k + 1] - offsets[k])))
+                except zlib.error:
+                    raw = b""
+                if len(raw) != 2 * want:
+                    raise TableError(f"{self.path}: block {k} is damaged (a damaged file: delete it to rebuild that tier)")
                 out[k] = np.frombuffer(raw, "<u2")
         return out
 
@@ -619,9 +651,15 @@ class Tablebase:
             if f.rules != CLASSIC.name:
                 raise TableError(f"{path}: a table for the {f.rules} rules; only classic tables exist")
             key = (f.board.rows, f.board.cols, f.board.blocks)
-            fp = dense_index(f.board).fingerprint
-            if f.fingerprint != fp:
-                raise TableError(f"{path}: numbered by another index ({f.fingerprint}, expected {fp})")
+            ix = dense_index(f.board)
+            if f.fingerprint != ix.fingerprint:
+                raise TableError(f"{path}: numbered by another index ({f.fingerprint}, expected {ix.fingerprint})")
+            if f.tier > ix.n or f.entries != ix.tier_size(f.tier):
+                raise TableError(f"{path}: a damaged header ({f.entries:,} entries; tier {f.tier} of "
+                                 f"{board_name(f.board)} has {ix.tier_size(f.tier) if f.tier <= ix.n else 0:,})")
+            if path.name != tier_path(self.directory, f.board, f.tier).name:
+                raise TableError(f"{path}: holds tier {f.tier} of {board_name(f.board)}, which is named "
+                                 f"{tier_path(self.directory, f.board, f.tier).name} (a renamed file)")
             self.files[key + (f.tier,)] = f
             self.boards[key] = f.board
         if not self.files:

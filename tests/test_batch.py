@@ -214,7 +214,8 @@ def test_the_cache_never_loses_what_it_proved(tmp_path):
     def row(lower, upper, depth=None, best=None, bound=None):
         ev = Evaluation(lower, depth) if depth is not None else None
         move = None if best is None else p.parse_move(best)
-        return side_row(SideResult(p, Interval(lower, upper, 9), ev, best_move=move, best_bound=bound))
+        ties = None if move is None else [move]  # (an exact row keeps its move with its ties only)
+        return side_row(SideResult(p, Interval(lower, upper, 9), ev, best_move=move, best_bound=bound, tied_moves=ties))
 
     cache = Cache(tmp_path / "c.sqlite3")
     cache.put([row(-5, 9, None, "b2", -5)])      # O to move: X's value in -5..9, b2 keeps <= -5?
@@ -269,3 +270,51 @@ def test_the_closing_line_counts_failures_with_the_outcome_proved():
     widest = {"fen": fen, "sides": {"x": {"lower": -49, "upper": 49, "exact": False, "outcome": "unknown"}}}
     assert [_proved_outcome(r) for r in (won, drawn_or_better, widest)] == [True, False, False]
     assert [_proved_something(r) for r in (won, drawn_or_better, widest)] == [True, True, False]
+
+
+@pytest.mark.parametrize("solver", ["search", "retro"])
+def test_the_cache_gives_the_best_move_a_fresh_solve_gives(tmp_path, capsys, solver):
+    """Issue 18 item 8: symmetric images share a cache row, but where several moves tie (the same
+    value and depth) each image prefers the first of them in its own notation order (SPEC
+    section 4), which need not be the image of the stored move."""
+    f = tmp_path / "p.txt"
+    # each line's images under the board's symmetries; the first one of each group fills the cache
+    f.write_text("\n\n".join(["1xx/1oo o 50 1", "oo1/xx1 o 50 1", "1oo/1xx o 50 1", "xx1/oo1 x 50 1",
+                              "o1x1/1oxo o 10 1", "oxo1/1x1o o 10 1", "1x1o/oxo1 o 10 1"]) + "\n")
+    common = ["batch", str(f), "--rules", "jump3", "--solver", solver, "--jobs", "1"]
+    assert main(common + ["--no-cache"]) == 0
+    fresh = [_facts(r) for r in _lines(capsys.readouterr().out)]
+    cache = str(tmp_path / "c.sqlite3")
+    for run in range(2):  # the first run fills the cache (each group's images share a row), the second reads it
+        assert main(common + ["--cache", cache]) == 0
+        out, err = capsys.readouterr()
+        recs = _lines(out)
+        assert sum(r["solver"] == "cache" for r in recs) == (0 if run == 0 else 7), err
+        assert [_facts(r) for r in recs] == fresh
+    assert [r[0]["x" if " x " in line else "o"][2] for r, line in zip(fresh, f.read_text().split("\n\n"))] == \
+        ["a1", "c1", "a1", "c1", "b2", "a1", "a2"]
+
+
+def test_a_version_2_cache_forgets_its_exact_rows_moves_and_solves_them_again(tmp_path, capsys):
+    """Version 2 kept one move per exact row (issue 18 item 8): opening it upgrades it to
+    version 3 and drops those moves; a record that needs one solves the position again."""
+    f = tmp_path / "p.txt"
+    f.write_text("o1x1/1oxo o 10 1\n")
+    path = tmp_path / "c.sqlite3"
+    common = ["batch", str(f), "--rules", "jump3", "--jobs", "1", "--cache", str(path)]
+    assert main(common) == 0
+    fresh = _lines(capsys.readouterr().out)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '2' WHERE name = 'version'")
+    db.execute("UPDATE solved SET best = 'c2'")  # a version 2 row: one move, the wrong one for this image
+    db.commit()
+    db.close()
+    assert main(common) == 0
+    again = _lines(capsys.readouterr().out)
+    assert again[0]["solver"] != "cache" and [_facts(r) for r in again] == [_facts(r) for r in fresh]
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE name = 'version'").fetchone() == ("3",)
+    assert db.execute("SELECT best FROM solved").fetchall() == [("b2 d2",)]  # both ties, canonical orientation
+    db.close()
+    assert main(common) == 0
+    assert [r["solver"] for r in _lines(capsys.readouterr().out)] == ["cache"]

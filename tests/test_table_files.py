@@ -1,0 +1,131 @@
+"""Table files under attack (issue 18, items 2 and 3): a planted temporary name is never
+written through; a damaged, truncated, missing, renamed or tampered file is one line and
+status 2 in every command that reads tables, and batch reports it per position."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from solver.board import Board
+from solver.cli import main
+from solver.tablebase import Tablebase, TableError, build, dense_index, tier_path, write_tier
+from solver.rules import CLASSIC
+
+
+def test_write_tier_never_follows_a_symlink_planted_at_its_temporary_name(tmp_path):
+    d = tmp_path / "tb"
+    d.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    board = Board(2, 3)
+    path = tier_path(d, board, 3)
+    os.symlink(victim, path.with_name(path.name + ".partial"))
+    codes = np.arange(dense_index(board).tier_size(3), dtype=np.uint16)
+    write_tier(path, board, CLASSIC, 3, codes, dense_index(board).fingerprint)
+    assert victim.read_text() == "precious\n"
+    assert not path.is_symlink() and path.read_bytes().startswith(b"ATAXX-TABLE 1\n")
+    assert sorted(p.name for p in d.iterdir()) == sorted([path.name + ".partial", path.name])  # no temporary left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # readable as a table written with open() was
+
+
+BOARD = Board(2, 3)
+IN_TIER_4 = "x2/2o x 0 1"          # 4 empty squares: its own code is in tier 4
+ELSEWHERE = ["xxo/o2 x 0 1", "xo1/xo1 o 0 1"]  # tier 2: neither they nor their children need tier 4
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tables") / "2x3"
+    build(BOARD, d)
+    return d
+
+
+def damage(d, how):
+    """A copy of the tables with tier 4 broken in one way."""
+    f = tier_path(d, BOARD, 4)
+    if how == "flipped byte":
+        raw = bytearray(f.read_bytes())
+        raw[-3] ^= 0xFF
+        f.write_bytes(bytes(raw))
+    elif how == "truncated":
+        f.write_bytes(f.read_bytes()[:-20])
+    elif how == "missing":
+        f.unlink()
+
+
+@pytest.fixture
+def tables(built, tmp_path):
+    d = tmp_path / "tb"
+    shutil.copytree(built, d)
+    return d
+
+
+@pytest.mark.parametrize("how", ["flipped byte", "truncated", "missing"])
+def test_a_damaged_or_missing_tier_is_one_line_and_status_2(tables, tmp_path, capsys, how):
+    damage(tables, how)
+    why = "tier 4 of the 2x3 board is not in" if how == "missing" else "3-e04.atb: checksum mismatch"
+    p = tmp_path / "p.txt"
+    p.write_text(IN_TIER_4 + "\n")
+    v = tmp_path / "v.txt"
+    v.write_text("move: a1\n" + IN_TIER_4 + "\n")
+    for argv in (["tables", "probe", "--dir", str(tables), str(p)], [str(p), "--tables", str(tables)],
+                 ["verify", str(v), "--tables", str(tables)]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        lines = [x for x in err.splitlines() if not x.startswith("probed ")]
+        assert len(lines) == 1 and why in lines[0] and "internal error" not in err, (argv, err)
+
+
+@pytest.mark.parametrize("how", ["flipped byte", "missing"])
+def test_batch_reports_a_damaged_tier_per_position_and_goes_on(tables, tmp_path, capsys, how):
+    damage(tables, how)
+    p = tmp_path / "p.txt"
+    p.write_text("\n\n".join([ELSEWHERE[0], IN_TIER_4, ELSEWHERE[1], "x..\n..o"]) + "\n")
+    assert main(["batch", str(p), "--tables", str(tables), "--jobs", "1", "--no-cache"]) == 1
+    out, err = capsys.readouterr()
+    recs = [json.loads(x) for x in out.splitlines()]
+    assert [r["ok"] for r in recs] == [True, False, True, False]
+    why = "tier 4 of the 2x3 board is not in" if how == "missing" else "checksum mismatch"
+    assert why in recs[1]["error"] and why in recs[3]["error"]
+    assert "internal error" not in err and "4 positions, 2 solved, 2 failed" in err
+
+
+def tamper(f, **fields):
+    first, header, rest = f.read_bytes().split(b"\n", 2)
+    h = json.loads(header)
+    h.update(fields)
+    f.write_bytes(first + b"\n" + json.dumps(h).encode() + b"\n" + rest)
+
+
+@pytest.mark.parametrize("how", ["entries 10**18", "entries 1000", "blocks of 0", "renamed", "short offsets"])
+def test_a_tampered_or_renamed_file_is_refused_when_the_tables_are_opened(tables, capsys, how):
+    f = tier_path(tables, BOARD, 4)
+    if how == "entries 10**18":
+        tamper(f, entries=10**18)
+        why = "a damaged header (tier 4, 1000000000000000000 entries"
+    elif how == "entries 1000":
+        tamper(f, entries=1000)
+        why = "a damaged header (1,000 entries; tier 4 of 2x3 has 20)"
+    elif how == "blocks of 0":
+        tamper(f, block_entries=0)
+        why = "blocks of 0"
+    elif how == "renamed":
+        f.replace(tier_path(tables, BOARD, 3))
+        f = tier_path(tables, BOARD, 3)
+        why = "holds tier 4 of 2x3, which is named 2x3-e04.atb (a renamed file)"
+    else:
+        first, header, _ = f.read_bytes().split(b"\n", 2)
+        f.write_bytes(first + b"\n" + header + b"\n" + b"\0" * 4)
+        why = "truncated ("
+    with pytest.raises(TableError) as info:
+        Tablebase(tables)
+    assert str(info.value).startswith(f"{f}: ") and why in str(info.value)
+    with pytest.raises(SystemExit, match="^2$"):
+        main(["tables", "info", "--dir", str(tables)])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err
