@@ -65,10 +65,10 @@ def tables(built, tmp_path):
     return d
 
 
-@pytest.mark.parametrize("how", ["flipped byte", "truncated", "missing"])
-def test_a_damaged_or_missing_tier_is_one_line_and_status_2(tables, tmp_path, capsys, how):
+@pytest.mark.parametrize("how", ["flipped byte", "truncated"])
+def test_a_damaged_tier_is_one_line_and_status_2(tables, tmp_path, capsys, how):
     damage(tables, how)
-    why = "tier 4 of the 2x3 board is not in" if how == "missing" else "3-e04.atb: checksum mismatch"
+    why = "3-e04.atb: checksum mismatch"
     p = tmp_path / "p.txt"
     p.write_text(IN_TIER_4 + "\n")
     v = tmp_path / "v.txt"
@@ -81,16 +81,34 @@ def test_a_damaged_or_missing_tier_is_one_line_and_status_2(tables, tmp_path, ca
         assert len(lines) == 1 and why in lines[0] and "internal error" not in err, (argv, err)
 
 
-@pytest.mark.parametrize("how", ["flipped byte", "missing"])
-def test_batch_reports_a_damaged_tier_per_position_and_goes_on(tables, tmp_path, capsys, how):
-    damage(tables, how)
+def test_a_missing_tier_is_named_by_probe_and_solved_by_the_others(tables, tmp_path, capsys):
+    """Tables that lack a tier do not hold its positions: ``tables probe`` says so in one line
+    (status 2); a solve, verify and batch answer them with another solver (issue 21)."""
+    damage(tables, "missing")
+    p = tmp_path / "p.txt"
+    p.write_text(IN_TIER_4 + "\n")
+    assert main(["tables", "probe", "--dir", str(tables), str(p)]) == 2
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if not x.startswith("probed ")]
+    assert len(lines) == 1 and "tier 4 of the 2x3 board is not in" in lines[0], err
+    assert main([str(p), "--tables", str(tables), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solver"] != "tables"
+    q = tmp_path / "q.txt"
+    q.write_text("\n\n".join([ELSEWHERE[0], IN_TIER_4, ELSEWHERE[1], "x..\n..o"]) + "\n")
+    assert main(["batch", str(q), "--tables", str(tables), "--jobs", "1", "--no-cache"]) == 0
+    recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert all(r["ok"] for r in recs) and recs[1]["solver"] != "tables"
+
+
+def test_batch_reports_a_damaged_tier_per_position_and_goes_on(tables, tmp_path, capsys):
+    damage(tables, "flipped byte")
     p = tmp_path / "p.txt"
     p.write_text("\n\n".join([ELSEWHERE[0], IN_TIER_4, ELSEWHERE[1], "x..\n..o"]) + "\n")
     assert main(["batch", str(p), "--tables", str(tables), "--jobs", "1", "--no-cache"]) == 1
     out, err = capsys.readouterr()
     recs = [json.loads(x) for x in out.splitlines()]
     assert [r["ok"] for r in recs] == [True, False, True, False]
-    why = "tier 4 of the 2x3 board is not in" if how == "missing" else "checksum mismatch"
+    why = "checksum mismatch"
     assert why in recs[1]["error"] and why in recs[3]["error"]
     assert "internal error" not in err and "4 positions, 2 solved, 2 failed" in err
 

@@ -212,7 +212,9 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     assert c["best_lower"] <= c["best_upper"] and c["value_lower"] <= c["value_upper"] and c["loss"] is None
     assert summary["summary"][0]["unsettled"] == 2
     html = tmp_path / "r.html"
-    proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(f), "--html", str(html)],
+    start = tmp_path / "start.txt"  # the 7 x 7 start: nothing is settled in 6 s (the endgame above now is)
+    start.write_text("name: first\nmove: b6\nx5o/7/7/7/7/7/o5x x 0 1\n\nname: second\nmove: b6\nx5o/7/7/7/7/7/o5x x 0 1\n")
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(start), "--html", str(html)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)
