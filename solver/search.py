@@ -54,7 +54,7 @@ import zipfile
 import time
 from dataclasses import dataclass
 from collections.abc import Iterator
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -107,6 +107,16 @@ class SearchStopped(Exception):
         super().__init__(reason)
         self.reason = reason
         self.nodes = nodes
+
+
+def _raise_stop(kernel: Any, reason: int, abort: np.ndarray, nodes: int) -> None:
+    """Raise :class:`SearchStopped` for a kernel's stop code (its module's ``STOP_*``), if any."""
+    if reason == kernel.STOP_ABORT:
+        raise SearchStopped("cancelled" if abort[0] == 2 else "abort", nodes)
+    if reason == kernel.STOP_NODES:
+        raise SearchStopped("limit", nodes)
+    if reason == kernel.STOP_STACK:
+        raise SearchStopped("stack", nodes)
 
 
 @dataclass
@@ -314,13 +324,7 @@ class SearchOracle(Oracle):
                          self.etc_left], np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                           (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts)
-        reason = int(w.stats[S.S_STOP])
-        if reason == S.STOP_ABORT:
-            raise SearchStopped("cancelled" if abort[0] == 2 else "abort", w.nodes)
-        if reason == S.STOP_NODES:
-            raise SearchStopped("limit", w.nodes)
-        if reason == S.STOP_STACK:
-            raise SearchStopped("stack", w.nodes)
+        _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
         return int(r), int(w.stats[S.S_ROOTMOVE])
 
     def _dfpn(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int,
@@ -334,13 +338,7 @@ class SearchOracle(Oracle):
         opts = np.array([int(self.loopy), self.clock_kind, self.max_stack], np.int64)
         r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                             self.dtt, (w.stats, abort), opts))
-        reason = int(w.stats[D.S_STOP])
-        if reason == D.STOP_ABORT:
-            raise SearchStopped("cancelled" if abort[0] == 2 else "abort", w.nodes)
-        if reason == D.STOP_NODES:
-            raise SearchStopped("limit", w.nodes)
-        if reason == D.STOP_STACK:
-            raise SearchStopped("stack", w.nodes)
+        _raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
         holds = r >= s
         move = int(w.stats[D.S_ROOTMOVE])
         return Answer(holds, r, move if holds and move != -2 else None)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from .board import Board, popcount
 from .fen import write_fen_board
-from .gamevalue import DEFAULT_MAX_STATES, GameValue, NoValue, game_value, number_json, number_text
+from .gamevalue import DEFAULT_MAX_STATES, GameValue, NoValue, game_value, number_text
 from .rules import CLASSIC, X, Position, Rules
 
 DEFAULT_MAX_SQUARES = 9

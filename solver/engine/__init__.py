@@ -128,38 +128,10 @@ class Run:
         """Run ``fn(*args)`` and return its result. Past ``deadline`` (a time.monotonic() value)
         the kernel is asked to stop and ``timed_out`` is set; KeyboardInterrupt passes through
         once the kernel has stopped."""
-        announce_compilation(getattr(fn, "__name__", "kernel"))
-        box: dict[str, Any] = {}
-
-        def target() -> None:
-            try:
-                box["result"] = fn(*args)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-                box["error"] = exc
-
-        old = threading.stack_size()
-        threading.stack_size(STACK_BYTES)
-        try:
-            worker = threading.Thread(target=target, daemon=True)
-            worker.start()
-        finally:
-            threading.stack_size(old)
-        try:
-            while worker.is_alive():
-                worker.join(0.05)
-                if on_tick is not None:
-                    on_tick(self.progress)
-                if deadline is not None and time.monotonic() > deadline and not self.timed_out:
-                    self.timed_out = True
-                    self.abort[0] = 1
-        except KeyboardInterrupt:
-            self.abort[0] = 1
-            worker.join()
-            raise
-        if "error" in box:
-            raise box["error"]
-        record_compilation()
-        return box["result"]
+        [result] = self.call_many([lambda: fn(*args)], deadline, on_tick, getattr(fn, "__name__", "kernel"))
+        if isinstance(result, BaseException):
+            raise result
+        return result
 
     def call_many(self, fns: list[Callable[[], Any]], deadline: float | None = None,
                   on_tick: Callable[[np.ndarray], None] | None = None, kernel: str = "kernel") -> list[Any]:

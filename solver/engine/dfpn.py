@@ -49,6 +49,7 @@ from numba import njit
 
 from .. import scores
 from . import ttable
+from .ttable import K3, mix
 from .bits import lowest_square, popcount
 from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
                       play)
@@ -76,22 +77,12 @@ BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 32
 
 _widen = njit(cache=True)(scores.widen)
 
-_K1 = np.uint64(0x9E3779B97F4A7C15)
-_K2 = np.uint64(0xC2B2AE3D27D4EB4F)
-_K3 = np.uint64(0x165667B19E3779F9)
-
 
 # -- the table -----------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _mix(w1, w2, w3):
-    h = (w1 * _K1) ^ (w2 * _K2) ^ (w3 * _K3)
-    return h ^ (h >> np.uint64(31))
-
-
-@njit(cache=True)
 def _bucket(cm, ct, c, s, mask):
-    return np.int64(key_hash(cm, ct ^ (np.uint64(s) * _K3), np.int64(c)) & np.uint64(mask)) * BUCKET
+    return np.int64(key_hash(cm, ct ^ (np.uint64(s) * K3), np.int64(c)) & np.uint64(mask)) * BUCKET
 
 
 @njit(cache=True)
@@ -141,7 +132,7 @@ def table_probe(dtt, cm, ct, c, s):
         w0 = dtt[e, 0]
         w2 = dtt[e, 2]
         w3 = dtt[e, 3]
-        if w3 == 0 or (w0 ^ _mix(w1, w2, w3)) != cm:
+        if w3 == 0 or (w0 ^ mix(w1, w2, w3)) != cm:
             continue
         if _info_s(w3) != s or _info_c(w3) != c:
             continue
@@ -167,7 +158,7 @@ def table_store(dtt, cm, ct, c, s, pn, dn, work):
                 victim = e
                 vscore = -1
             continue
-        if w1 == ct and (w0 ^ _mix(w1, w2, w3)) == cm and _info_s(w3) == s and _info_c(w3) == c:
+        if w1 == ct and (w0 ^ mix(w1, w2, w3)) == cm and _info_s(w3) == s and _info_c(w3) == c:
             victim = e
             break
         settled = (w2 & np.uint64(0xFFFFFFFF)) == 0 or (w2 >> np.uint64(32)) == 0
@@ -180,7 +171,7 @@ def table_store(dtt, cm, ct, c, s, pn, dn, work):
     dtt[victim, 1] = ct
     dtt[victim, 2] = w2
     dtt[victim, 3] = w3
-    dtt[victim, 0] = cm ^ _mix(ct, w2, w3)
+    dtt[victim, 0] = cm ^ mix(ct, w2, w3)
 
 
 # -- leaves -----------------------------------------------------------------------------------------

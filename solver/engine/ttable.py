@@ -50,12 +50,12 @@ _HV_MASK = (1 << 28) - 1
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xC2B2AE3D27D4EB4F)
-_K3 = np.uint64(0x165667B19E3779F9)
+K3 = np.uint64(0x165667B19E3779F9)  # also the salt of df-pn's keys
 
 
 @njit(cache=True)
-def _mix(w1, w2, w3):
-    h = (w1 * _K1) ^ (w2 * _K2) ^ (w3 * _K3)
+def mix(w1, w2, w3):
+    h = (w1 * _K1) ^ (w2 * _K2) ^ (w3 * K3)
     return h ^ (h >> np.uint64(31))
 
 
@@ -143,7 +143,7 @@ def _clock_upper_ok(hi, c_entry, c):
 
 @njit(cache=True)
 def _valid(w0, w1, w2, w3, cm):
-    return w3 != 0 and (w0 ^ _mix(w1, w2, w3)) == cm
+    return w3 != 0 and (w0 ^ mix(w1, w2, w3)) == cm
 
 
 @njit(cache=True)
@@ -226,7 +226,7 @@ def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
             if empty < 0:
                 empty = e
             continue
-        if w1 == ct and (w0 ^ _mix(w1, w2, w3)) == cm and info_counter(w3) == c:
+        if w1 == ct and (w0 ^ mix(w1, w2, w3)) == cm and info_counter(w3) == c:
             same = e
             sw2 = w2
             sw3 = w3
@@ -254,7 +254,7 @@ def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
     tt[victim, 1] = ct
     tt[victim, 2] = w2
     tt[victim, 3] = w3
-    tt[victim, 0] = cm ^ _mix(ct, w2, w3)
+    tt[victim, 0] = cm ^ mix(ct, w2, w3)
 
 
 @njit(cache=True)
