@@ -59,7 +59,8 @@ from .oracle import Progress
 from .report import BoardResult, Report, SideResult, side_json
 from .rules import CLASSIC, Rules, Side, X, side_name
 from .solving import Solver, check_expect
-from .tablebase import MissingTableError, Tablebase, TableError
+from .tablebase import MissingTableError, Tablebase
+from .tableindex import TableError
 
 
 Record = dict[str, Any]  # one JSON line of the results

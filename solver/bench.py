@@ -57,7 +57,9 @@ from .perft import perft
 from .rules import CLASSIC, UAI, O, Position, X, parse_rules
 from .search import SearchOracle
 from .solving import Solver
-from .tablebase import AtaxxGame, Tablebase, build, executor_for
+from .tablebase import Tablebase
+from .tablebuild import build, executor_for
+from .tablegame import AtaxxGame
 from .tiersolver import MemoryStore, TierSolver
 
 # The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).

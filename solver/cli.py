@@ -52,9 +52,11 @@ from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
 from .search import TableFileError
 from .solving import ALGORITHMS, Solver
-from .tablebase import (Executor, MissingTableError, Tablebase, TableError, board_name, build, check_tables,
-                        compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name,
-                        bytes_text, plan_build)
+from .tablebase import MissingTableError, Tablebase
+from .tablebuild import Executor, build, bytes_text, executor_for, plan_build
+from .tablechecks import check_tables, compare_with_retro, compare_with_search, contents
+from .tablefiles import board_name, parse_board_name
+from .tableindex import TableError, dense_index
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
 

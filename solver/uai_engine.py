@@ -50,7 +50,8 @@ from .report import SideResult
 from .rules import PASS, RULE_SETS, UAI, X, Move, Position, Rules
 from .search import SearchOracle, default_threads
 from .solving import Solver, warm_up
-from .tablebase import MissingTableError, Tablebase, TableError
+from .tablebase import MissingTableError, Tablebase
+from .tableindex import TableError
 
 NAME = f"ataxx-solve {__version__}"
 AUTHOR = "the ataxx-solver authors"

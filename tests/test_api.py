@@ -21,7 +21,9 @@ from solver.oracle import Oracle, Progress
 from solver.reference import ReferenceOracle
 from solver.rules import CLASSIC, O, UAI, X, Side
 from solver.scores import score_of, value_threshold, widen
-from solver.tablebase import TableOracle, Tablebase, build
+from solver.tablebase import TableOracle, Tablebase
+from solver.tablebuild import build
+from solver.tablechecks import random_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -277,12 +279,10 @@ def test_tables_compare_refuses_options_that_do_not_fit(tmp_path, capsys, extra,
 
 
 def test_random_positions_for_comparisons_are_seeded_and_not_over():
-    from solver.tablebase import random_positions as positions
-
     board = Position.start(3, 3).board
-    a, b = positions(board, 10, (1, 2), 5), positions(board, 10, (1, 2), 5)
+    a, b = random_positions(board, 10, (1, 2), 5), random_positions(board, 10, (1, 2), 5)
     assert a == b and all(not q.is_over() and 1 <= q.empty.bit_count() <= 2 for q in a)
-    assert positions(board, 10, (1, 2), 6) != a  # another seed, other positions
+    assert random_positions(board, 10, (1, 2), 6) != a  # another seed, other positions
 
 
 def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, monkeypatch, caplog):

@@ -4,7 +4,9 @@ import pytest
 
 from solver.board import Board
 from solver.cli import main
-from solver.tablebase import BASE_BYTES, WORKING_BYTES, build, dense_index, plan_build, tier_path
+from solver.tablebuild import BASE_BYTES, WORKING_BYTES, build, plan_build
+from solver.tablefiles import tier_path
+from solver.tableindex import dense_index
 
 
 def test_the_plan_of_a_build(tmp_path):

@@ -17,7 +17,10 @@ from solver.fenlines import read_fen_lines
 from solver.formats import Entry, read_file
 from solver.rules import O, X, Position, parse_rules
 from solver.solving import Solver
-from solver.tablebase import Tablebase, build, random_positions, tier_path
+from solver.tablebase import Tablebase
+from solver.tablebuild import build
+from solver.tablechecks import random_positions
+from solver.tablefiles import tier_path
 
 
 @pytest.fixture(scope="module")

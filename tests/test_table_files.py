@@ -11,7 +11,10 @@ import pytest
 
 from solver.board import Board
 from solver.cli import main
-from solver.tablebase import Tablebase, TableError, build, dense_index, tier_path, write_tier
+from solver.tablebase import Tablebase
+from solver.tablebuild import build
+from solver.tablefiles import tier_path, write_tier
+from solver.tableindex import TableError, dense_index
 from solver.rules import CLASSIC
 
 

@@ -15,8 +15,12 @@ from solver.cli import main
 from solver.retro import RetroOracle
 from solver.reference import ReferenceSolution
 from solver.rules import CLASSIC, O, X, Position
-from solver.tablebase import (AtaxxGame, MissingTableError, Tablebase, TableError, TableOracle, build, check_tables,
-                              contents, decode, dense_index, executor_for, tier_path)
+from solver.tablebase import MissingTableError, Tablebase, TableOracle, decode
+from solver.tablebuild import build, executor_for
+from solver.tablechecks import check_tables, contents
+from solver.tablefiles import tier_path
+from solver.tablegame import AtaxxGame
+from solver.tableindex import TableError, dense_index
 from solver.tiersolver import MemoryStore, TierSolver, self_test, verify
 
 SMALL = [Board(1, 5), Board(2, 3), Board(2, 4, 0b00100100), Board(3, 3, 1 << 4), Board(3, 3), Board(2, 2)]

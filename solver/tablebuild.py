@@ -1,0 +1,141 @@
+"""Building tables: what a build needs, said before it starts, and the build itself.
+
+- :func:`plan_build` says what building a board into a directory will take (the tiers
+  still to build, memory, disk, CPU) from the measured rates below, reading nothing but
+  the names of the files; :class:`BuildPlan` is its answer.
+- :func:`build` solves a board into a directory with the tier solver
+  (:mod:`solver.tiersolver`, Ataxx as its game: :mod:`solver.tablegame`), one file per
+  tier written when the tier is done (:mod:`solver.tablefiles`), so an interrupted build
+  resumes at the first tier missing.
+- :func:`executor_for` says where the tier solver's chunks run: threads of this process
+  or a Dask cluster (:mod:`solver.cluster`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .board import Board
+from .cluster import DaskExecutor, cluster_for
+from .tablefiles import DirectoryStore, board_name, tier_path
+from .tablegame import AtaxxGame
+from .tableindex import dense_index
+from .tiersolver import DEFAULT_CHUNK, LocalExecutor, TierSolver
+
+Executor = LocalExecutor | DaskExecutor  # where the tier solver's chunks run
+TierProgress = Callable[[int, str, int, int | None], None]  # (tier, phase, done, total)
+
+
+# -- building --------------------------------------------------------------------------------------
+
+@dataclass
+class BuildReport:
+    board: Board
+    tiers_built: list
+    tiers_skipped: list
+    positions: int
+    entries: int
+    seconds: float
+    bytes_on_disk: int
+
+
+def build(board: Board, directory, executor=None, progress=None, should_stop=None,
+          chunk_size: int | None = None) -> BuildReport:
+    """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
+    tiers already there. Refuses a directory whose files for this board were not written by a
+    compatible build (another format or numbering)."""
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    game = AtaxxGame(board)
+    store = DirectoryStore(directory, board)
+    solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
+                        progress=progress, should_stop=should_stop)
+    report = solver.solve()
+    disk = sum(store.path(t).stat().st_size for t in game.tiers())
+    return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions, store.index.size,
+                       report.seconds, disk)
+
+
+# -- what a build needs ----------------------------------------------------------------------------
+
+# Measured (README, "Tablebases"): a tier's working arrays take 11 bytes per number while it is
+# solved, beside its child tier's codes (2 bytes a number); the process itself (Python, numba,
+# the index) about 300 MiB (a 4 x 4 build peaks at 244 MiB); on disk 0.26 bytes per entry (4 x 4;
+# 0.18 on 4 x 5); CPU per number 1.06 us on 4 x 4 (one thread), 2.0 us on the large tiers of
+# 4 x 5, and about 2.7 us expected on 5 x 5 (1.4 times the moves of 4 x 5).
+WORKING_BYTES = 11
+BASE_BYTES = 300 << 20
+DISK_BYTES_PER_ENTRY = 0.26
+
+
+def cpu_per_number(entries: int) -> float:
+    """Seconds of CPU per number of a board with ``entries`` numbers in all (the measured rates)."""
+    return 1.06e-6 if entries <= 10 ** 8 else 2.0e-6 if entries <= 10 ** 10 else 2.7e-6
+
+
+@dataclass
+class BuildPlan:
+    """What building ``board`` into a directory needs: the tiers still to build, their entries,
+    the memory of the largest step (``worst_tier``), the disk and the CPU seconds (from
+    :data:`WORKING_BYTES`, :data:`DISK_BYTES_PER_ENTRY` and :func:`cpu_per_number`)."""
+
+    board: Board
+    tiers: list[int]
+    entries: int
+    memory: int
+    worst_tier: int | None
+    disk: int
+    cpu_seconds: float
+
+    def describe(self) -> str:
+        if not self.tiers:
+            return f"{board_name(self.board)}: every tier is already built"
+        return (f"{board_name(self.board)}: {len(self.tiers)} tiers to build, {self.entries:,} entries; needs about "
+                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
+                f"{seconds_text(self.cpu_seconds)} of CPU ({cpu_per_number(self.entries) * 1e6:.2f} us a number)")
+
+
+def bytes_text(n: float) -> str:
+    """``1.5 GiB``, ``12.0 MiB``, ``512 bytes``."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def seconds_text(t: float) -> str:
+    """``92.4 hours``, ``3.5 minutes``, ``0.2 s``."""
+    return f"{t / 3600:,.1f} hours" if t >= 3600 else f"{t / 60:.1f} minutes" if t >= 60 else f"{t:.1f} s"
+
+
+def plan_build(board: Board, directory: str | Path) -> BuildPlan:
+    """What :func:`build` of ``board`` into ``directory`` will need (the tiers whose files are
+    there are not built again). Reads nothing but the names of the files."""
+    index = dense_index(board)
+    tiers = [t for t in range(index.n + 1) if not tier_path(Path(directory), board, t).exists()]
+    entries = sum(index.tier_size(t) for t in tiers)
+    need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
+            for t in tiers}
+    worst = max(need, key=lambda t: need[t]) if need else None
+    return BuildPlan(board, tiers, entries, need[worst] if worst is not None else 0, worst,
+                     int(entries * DISK_BYTES_PER_ENTRY), entries * cpu_per_number(index.size))
+
+
+# -- where it runs ---------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def executor_for(jobs: int = 1, cluster: str | None = None) -> Iterator[Executor]:
+    """Where the tier solver's chunks run, as a context manager: ``jobs`` threads of this
+    process, or a Dask cluster (``local:N`` or a scheduler address, :func:`solver.cluster.cluster_for`;
+    raises :class:`solver.cluster.ClusterError` when it cannot start). Closed on exit."""
+    context: contextlib.AbstractContextManager[Executor] = (
+        cluster_for(cluster) if cluster else contextlib.nullcontext(LocalExecutor(jobs)))
+    with context as executor:
+        try:
+            yield executor
+        finally:
+            executor.close()

@@ -1,0 +1,265 @@
+"""The tables on disk: one file per tier of a board, its name, its format, and the store the
+tier solver writes through.
+
+What a table stores: per position two bytes, the value (the mover's margin) and the
+depth (plies to the end along preferred moves, SPEC section 4, or "infinite" for a
+draw by infinite play). The depth is what lets best moves and principal variations be
+read from the tables: the preferred move is the optimal one of least depth when
+winning and greatest otherwise, so following it never enters a cycle where the winner
+was due more. A value-only table would take one byte (a third less on disk after
+compression); see the README for the measured sizes.
+
+File format (version :data:`FORMAT_VERSION`): a first line ``ATAXX-TABLE <version>``,
+a JSON header line (board, rules, format, tier, entries, index fingerprint,
+encoding, block size, compression, checksum), then the offsets of the compressed
+blocks (uint64, little-endian) and the blocks: each ``BLOCK_ENTRIES`` uint16 codes
+(little-endian) compressed with zlib. The checksum is the CRC-32 of everything after
+the header line.
+
+- :func:`write_tier` writes a tier's file whole or not at all; :class:`TierFile` opens one,
+  checks its header against what the file can hold, and reads its blocks on demand.
+- :class:`DirectoryStore` is the tier solver's store (:class:`solver.tiersolver.TierStore`)
+  for one board in a directory: a tier is there when its file is whole and compatible.
+- :func:`board_name`, :func:`parse_board_name` and :func:`tier_path` name boards and files
+  (``4x5-e07.atb``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from .board import Board
+from .rules import CLASSIC, Rules
+from .tableindex import TableError, dense_index
+
+FORMAT_VERSION = 1
+MAGIC = b"ATAXX-TABLE"
+BLOCK_ENTRIES = 1 << 16
+SUFFIX = ".atb"
+
+
+def board_name(board: Board) -> str:
+    """``4x5``, or with blocks ``4x4-b2c2b3c3`` (the blocked squares)."""
+    name = f"{board.rows}x{board.cols}"
+    if board.blocks:
+        name += "-" + "".join(board.square_name(sq) for sq in range(board.size) if board.is_block(sq))
+    return name
+
+
+def parse_board_name(text: str, blocks: str | None = None) -> Board:
+    """A board from ``ROWSxCOLS`` and optional blocks (square names separated by commas)."""
+
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m:
+        raise ValueError(f"{text!r} is not a board size (write ROWSxCOLS, e.g. 4x5)")
+    board = Board(int(m.group(1)), int(m.group(2)))
+    mask = 0
+    for name in (blocks or "").replace(" ", "").split(","):
+        if name:
+            mask |= 1 << board.parse_square(name)
+    return Board(board.rows, board.cols, mask) if mask else board
+
+
+def tier_path(directory: Path, board: Board, tier: int) -> Path:
+    return Path(directory) / f"{board_name(board)}-e{tier:02d}{SUFFIX}"
+
+
+def _header(board: Board, rules: Rules, tier: int, entries: int, fingerprint: str) -> dict:
+    return {"format": FORMAT_VERSION, "board": {"rows": board.rows, "cols": board.cols,
+                                                "blocks": [board.square_name(sq) for sq in range(board.size)
+                                                           if board.is_block(sq)]},
+            "rules": rules.name, "tier": tier, "entries": entries, "index": fingerprint,
+            "encoding": "uint16 (value + 32) << 10 | depth; depth 1023 infinite; 0 no position",
+            "block_entries": BLOCK_ENTRIES, "compression": "zlib"}
+
+
+def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndarray, fingerprint: str) -> int:
+    """Write one tier file (through a temporary file, so a file is either whole or absent).
+    Returns its size in bytes."""
+    codes = np.ascontiguousarray(codes, dtype="<u2")
+    blocks = [zlib.compress(codes[i:i + BLOCK_ENTRIES].tobytes(), 6) for i in range(0, codes.shape[0], BLOCK_ENTRIES)]
+    offsets = np.zeros(len(blocks) + 1, "<u8")
+    offsets[1:] = np.cumsum([len(b) for b in blocks])
+    crc = zlib.crc32(offsets.tobytes())
+    for b in blocks:
+        crc = zlib.crc32(b, crc)
+    head = _header(board, rules, tier, int(codes.shape[0]), fingerprint)
+    head["checksum"] = f"crc32:{crc:08x}"
+    # The temporary file is created exclusively (mkstemp: O_EXCL, a random name), so a name
+    # planted beside the table, a symlink included, is never opened or written through.
+    mask = os.umask(0)
+    os.umask(mask)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
+            fh.write(json.dumps(head).encode() + b"\n")
+            fh.write(offsets.tobytes())
+            for b in blocks:
+                fh.write(b)
+            fh.flush()
+            os.fchmod(fh.fileno(), 0o666 & ~mask)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path.stat().st_size
+
+
+class TierFile:
+    """One tier file, opened: its header checked, its blocks read on demand."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        try:
+            fh = open(self.path, "rb")
+        except OSError as exc:
+            raise TableError(f"{self.path}: cannot open: {exc.strerror}") from None
+        with fh:
+            first = fh.readline()
+            if not first.startswith(MAGIC):
+                raise TableError(f"{self.path}: not an Ataxx table file")
+            try:
+                version = int(first[len(MAGIC):].strip())
+            except ValueError:
+                raise TableError(f"{self.path}: unreadable format line") from None
+            if version != FORMAT_VERSION:
+                raise TableError(f"{self.path}: table format {version}, this program reads format {FORMAT_VERSION}")
+            try:
+                self.header = json.loads(fh.readline())
+            except ValueError:
+                raise TableError(f"{self.path}: unreadable header") from None
+            self.data_start = fh.tell()
+        h = self.header
+        try:
+            b = h["board"]
+            self.entries = int(h["entries"])
+            self.tier = int(h["tier"])
+            self.block_entries = int(h["block_entries"])
+            self.rules = h["rules"]
+            self.fingerprint = h["index"]
+            self.checksum = h["checksum"]
+            board = Board(int(b["rows"]), int(b["cols"]))
+            mask = 0
+            for name in b["blocks"]:
+                mask |= 1 << board.parse_square(name)
+            self.board = Board(board.rows, board.cols, mask) if mask else board
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TableError(f"{self.path}: header lacks or garbles {exc}") from None
+        # A header is not covered by the checksum: its numbers are checked against what the
+        # file can hold before anything is sized by them (entries: 10**18 is a damaged header).
+        if not 0 <= self.tier <= 31 or not 0 <= self.entries < 1 << 40 or not 1 <= self.block_entries <= 1 << 24:
+            raise TableError(f"{self.path}: a damaged header (tier {self.tier}, {self.entries} entries, "
+                             f"blocks of {self.block_entries})")
+        self.nblocks = -(-self.entries // self.block_entries)
+        self._offsets: np.ndarray | None = None
+        try:
+            size = os.path.getsize(self.path)
+        except OSError as exc:
+            raise TableError(f"{self.path}: cannot open: {exc.strerror}") from None
+        if size < self.data_start + 8 * (self.nblocks + 1):
+            raise TableError(f"{self.path}: truncated ({size} bytes; the header promises {self.nblocks} blocks)")
+
+    def _read_offsets(self, fh) -> np.ndarray:
+        if self._offsets is None:
+            fh.seek(self.data_start)
+            raw = fh.read(8 * (self.nblocks + 1))
+            offsets = np.frombuffer(raw[:len(raw) // 8 * 8], "<u8").astype(np.int64)
+            if offsets.shape[0] != self.nblocks + 1 or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
+                raise TableError(f"{self.path}: damaged block offsets (a damaged file: delete it to rebuild that tier)")
+            self._offsets = offsets
+        assert self._offsets is not None
+        return self._offsets
+
+    def verify_checksum(self) -> bool:
+        crc = 0
+        with open(self.path, "rb") as fh:
+            fh.seek(self.data_start)
+            while True:
+                chunk = fh.read(1 << 24)
+                if not chunk:
+                    break
+                crc = zlib.crc32(chunk, crc)
+        return self.checksum == f"crc32:{crc:08x}"
+
+    def read_blocks(self, which) -> dict:
+        """Decompressed blocks by number."""
+        out = {}
+        with open(self.path, "rb") as fh:
+            offsets = self._read_offsets(fh)
+            base = self.data_start + 8 * (self.nblocks + 1)
+            for k in which:
+                fh.seek(base + offsets[k])
+                want = min(self.block_entries, self.entries - k * self.block_entries)
+                try:
+                    raw = zlib.decompress(fh.read(int(offsets[k + 1] - offsets[k])))
+                except zlib.error:
+                    raw = b""
+                if len(raw) != 2 * want:
+                    raise TableError(f"{self.path}: block {k} is damaged (a damaged file: delete it to rebuild that tier)")
+                out[k] = np.frombuffer(raw, "<u2")
+        return out
+
+    def read_all(self) -> np.ndarray:
+        out = np.empty(self.entries, np.uint16)
+        for k, block in self.read_blocks(range(self.nblocks)).items():
+            out[k * self.block_entries: k * self.block_entries + block.shape[0]] = block
+        return out
+
+
+class DirectoryStore:
+    """The tier solver's store for one board in a directory of table files."""
+
+    def __init__(self, directory: Path, board: Board, rules: Rules = CLASSIC):
+        self.directory = Path(directory)
+        self.board = board
+        self.rules = rules
+        self.index = dense_index(board)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def path(self, tier: int) -> Path:
+        return tier_path(self.directory, self.board, tier)
+
+    def _open(self, tier: int) -> TierFile:
+        f = TierFile(self.path(tier))
+        check_compatible(f, self.board, self.rules, self.index.fingerprint)
+        return f
+
+    def has(self, tier: int) -> bool:
+        if not self.path(tier).exists():
+            return False
+        f = self._open(tier)
+        if f.entries != self.index.tier_size(tier) or f.tier != tier:
+            raise TableError(f"{f.path}: holds {f.entries:,} entries of tier {f.tier}, not tier {tier}")
+        if not f.verify_checksum():
+            raise TableError(f"{f.path}: checksum mismatch (a damaged file: delete it to rebuild that tier)")
+        return True
+
+    def load(self, tier: int) -> np.ndarray:
+        if tier not in self._cache:
+            self._cache = {tier: self._open(tier).read_all()}  # keep one tier: the child of the next
+        return self._cache[tier]
+
+    def save(self, tier: int, codes: np.ndarray) -> None:
+        write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
+        self._cache = {tier: codes}
+
+
+def check_compatible(f: TierFile, board: Board, rules: Rules, fingerprint: str) -> None:
+    if f.board != board:
+        raise TableError(f"{f.path}: a table of the {board_name(f.board)} board, not {board_name(board)}")
+    if f.rules != rules.name:
+        raise TableError(f"{f.path}: a table for the {f.rules} rules, not {rules.name}")
+    if f.fingerprint != fingerprint:
+        raise TableError(f"{f.path}: numbered by another index ({f.fingerprint}, expected {fingerprint})")
+
