@@ -19,15 +19,19 @@ Dask is imported only here, and only when a cluster is asked for.
 from __future__ import annotations
 
 import logging
+from types import ModuleType
+from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
 LOGGER = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class ClusterError(RuntimeError):
     """Dask is missing or the cluster cannot be reached."""
 
 
-def _dask():
+def _dask() -> ModuleType:
     try:
         import distributed  # optional (pip install .[cluster]): imported only when a cluster is used
     except ImportError:
@@ -40,18 +44,18 @@ class DaskExecutor:
     """The tier solver's executor on a Dask client: ``map`` keeps a bounded number of tasks in
     flight and yields results in order; ``share`` scatters data to every worker once."""
 
-    def __init__(self, client, in_flight_per_worker: int = 2):
+    def __init__(self, client: Any, in_flight_per_worker: int = 2) -> None:
         self.client = client
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
         self.window = in_flight_per_worker * self.workers
 
-    def share(self, obj):
+    def share(self, obj: Any) -> Any:
         if isinstance(obj, list):
             return [self.client.scatter(x, broadcast=True) for x in obj]
         return self.client.scatter(obj, broadcast=True)
 
-    def map(self, fn, jobs):
-        pending = []
+    def map(self, fn: Callable[..., T], jobs: Iterable[tuple[Any, ...]]) -> Iterator[T]:
+        pending: list[Any] = []  # futures
         for job in jobs:
             pending.append(self.client.submit(fn, *job, pure=False))
             if len(pending) >= self.window:
@@ -67,10 +71,11 @@ class LocalDaskCluster:
     """A Dask cluster of ``workers`` processes on this machine (a context manager), with its
     executor: ``with LocalDaskCluster(2) as ex: TierSolver(game, store, executor=ex)``."""
 
-    def __init__(self, workers: int = 2, threads_per_worker: int = 1, memory_limit: str | int = "auto"):
+    def __init__(self, workers: int = 2, threads_per_worker: int = 1, memory_limit: str | int = "auto") -> None:
         self.args = dict(n_workers=workers, threads_per_worker=threads_per_worker, memory_limit=memory_limit,
                          processes=True, dashboard_address=None)
-        self.cluster = self.client = None
+        self.cluster: Any = None  # distributed.LocalCluster
+        self.client: Any = None   # distributed.Client
 
     def __enter__(self) -> DaskExecutor:
         distributed = _dask()
@@ -78,7 +83,7 @@ class LocalDaskCluster:
         self.client = distributed.Client(self.cluster)
         return DaskExecutor(self.client)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self.client is not None:
             self.client.close()
         if self.cluster is not None:
@@ -89,9 +94,9 @@ class LocalDaskCluster:
 class RemoteDaskCluster:
     """An existing Dask scheduler (``tcp://host:8786``), as a context manager giving an executor."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str) -> None:
         self.address = address
-        self.client = None
+        self.client: Any = None  # distributed.Client
 
     def __enter__(self) -> DaskExecutor:
         distributed = _dask()
@@ -101,13 +106,13 @@ class RemoteDaskCluster:
             raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
         return DaskExecutor(self.client)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self.client is not None:
             self.client.close()
         return False
 
 
-def cluster_for(spec: str):
+def cluster_for(spec: str) -> LocalDaskCluster | RemoteDaskCluster:
     """``local:N`` (N worker processes here) or a scheduler address."""
     if spec.startswith("local:"):
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from pathlib import Path
+from typing import Sequence, TypeVar
 
 import numpy as np
 
@@ -30,6 +31,10 @@ from .tablefiles import SUFFIX, TierFile, board_name, tier_path
 from .tableindex import TableError, dense_index
 
 NOT_FINAL_CODE = 1000  # the kernels' NOT_FINAL
+
+D = TypeVar("D")
+BoardKey = tuple[int, int, int]  # (rows, cols, blocks)
+FileKey = tuple[int, int, int, int]  # (rows, cols, blocks, tier)
 
 
 class MissingTableError(KeyError):
@@ -56,12 +61,12 @@ class Tablebase:
     default instead. Every file's header is checked when the directory is opened; a tier's
     checksum is checked when it is first read."""
 
-    def __init__(self, directory, cache_bytes: int = 1 << 30):
+    def __init__(self, directory: str | Path, cache_bytes: int = 1 << 30) -> None:
         self.directory = Path(directory)
         if not self.directory.is_dir():
             raise TableError(f"{self.directory}: no such directory")
-        self.files: dict[tuple, TierFile] = {}   # (rows, cols, blocks, tier) -> file
-        self.boards: dict[tuple, Board] = {}
+        self.files: dict[FileKey, TierFile] = {}
+        self.boards: dict[BoardKey, Board] = {}
         for path in sorted(self.directory.glob(f"*{SUFFIX}")):
             f = TierFile(path)
             if f.rules != CLASSIC.name:
@@ -81,15 +86,15 @@ class Tablebase:
         if not self.files:
             raise TableError(f"{self.directory}: no table files (*{SUFFIX})")
         self.cache_bytes = cache_bytes
-        self._blocks: OrderedDict = OrderedDict()  # (file key, block) -> codes
-        self._whole: dict = {}                      # file key -> codes of the whole tier
-        self._verified: set = set()
+        self._blocks: OrderedDict[tuple[FileKey, int], np.ndarray] = OrderedDict()  # (file, block) -> codes
+        self._whole: dict[FileKey, np.ndarray] = {}  # codes of whole tiers
+        self._verified: set[FileKey] = set()
         self.probes = 0
 
     def describe_boards(self) -> str:
         return ", ".join(sorted(board_name(b) for b in self.boards.values()))
 
-    def _table_board(self, board: Board):
+    def _find_table_board(self, board: Board) -> tuple[Board | None, tuple[int, ...] | None]:
         """(the board whose tables answer for ``board``, the square map into it or None): the
         board itself, or its transpose (a 5 x 4 board is a 4 x 5 board turned a quarter, and a
         reflection in the diagonal keeps every distance)."""
@@ -101,14 +106,22 @@ class Tablebase:
             return self.boards[(board.cols, board.rows, blocks)], perm
         return None, None
 
+    def _table_board(self, board: Board) -> tuple[Board, tuple[int, ...] | None]:
+        """As :meth:`_find_table_board`, raising :class:`MissingTableError` when no table answers."""
+        table_board, perm = self._find_table_board(board)
+        if table_board is None:
+            self.require(board)
+            raise MissingTableError(f"no table for the {board_name(board)} board in {self.directory}")
+        return table_board, perm
+
     def covers(self, board: Board, rules: Rules = CLASSIC) -> bool:
-        return rules.name == CLASSIC.name and self._table_board(board)[0] is not None
+        return rules.name == CLASSIC.name and self._find_table_board(board)[0] is not None
 
     def tiers_held(self, board: Board) -> int:
         """How many tiers of ``board`` from tier 0 up the directory holds without a gap: a position
         with fewer empty squares is answered, and every position its game leads to (0 for a
         board it does not hold)."""
-        table_board = self._table_board(board)[0]
+        table_board = self._find_table_board(board)[0]
         if table_board is None:
             return 0
         key = (table_board.rows, table_board.cols, table_board.blocks)
@@ -234,7 +247,8 @@ class Tablebase:
                 out.append((v, d, PASS if to[i] < 0 else Move(int(frm[i]), int(to[i]))))
         return out
 
-    def answer_arrays(self, board: Board, mine: np.ndarray, theirs: np.ndarray):
+    def answer_arrays(self, board: Board, mine: np.ndarray, theirs: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(stored codes, game over, preferred move's origin, its target) of many positions of one
         board given as the mover's and the other side's pieces, as arrays: origin -1 for a clone,
         target -1 for a pass (both -1 when the game is over). The preferred move is SPEC section
@@ -274,7 +288,7 @@ class Tablebase:
         self.require(position.board, position.rules)
         return self.probe_many([position])[0]
 
-    def get(self, position: Position, default=None):
+    def get(self, position: Position, default: D | None = None) -> tuple[int, float] | D | None:
         """Like :meth:`probe`, but ``default`` when no table covers the position."""
         try:
             return self.probe(position)
@@ -282,7 +296,7 @@ class Tablebase:
             return default
 
 
-def _permute_bits(words: np.ndarray, perm: list[int]) -> np.ndarray:
+def _permute_bits(words: np.ndarray, perm: Sequence[int]) -> np.ndarray:
     out = np.zeros_like(words)
     for sq, image in enumerate(perm):
         out |= ((words >> np.uint64(sq)) & np.uint64(1)) << np.uint64(image)
@@ -294,7 +308,7 @@ class TableOracle(Oracle):
 
     name = "tables"
 
-    def __init__(self, tablebase: Tablebase, board: Board, rules: Rules = CLASSIC):
+    def __init__(self, tablebase: Tablebase, board: Board, rules: Rules = CLASSIC) -> None:
         super().__init__()
         tablebase.require(board, rules)
         self.tablebase = tablebase
@@ -303,7 +317,7 @@ class TableOracle(Oracle):
     def states(self) -> int:
         return self.tablebase.probes
 
-    def prepare(self, roots, both_sides: bool = False) -> None:
+    def prepare(self, roots: list[Position], both_sides: bool = False) -> None:
         for r in roots:
             self.tablebase.require(r.board, r.rules)
 

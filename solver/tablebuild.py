@@ -33,17 +33,20 @@ TierProgress = Callable[[int, str, int, int | None], None]  # (tier, phase, done
 
 @dataclass
 class BuildReport:
+    """What :func:`build` did: the tiers built now and those already there, the positions
+    solved now, the board's entries in all, the seconds taken and the bytes on disk."""
+
     board: Board
-    tiers_built: list
-    tiers_skipped: list
+    tiers_built: list[int]
+    tiers_skipped: list[int]
     positions: int
     entries: int
     seconds: float
     bytes_on_disk: int
 
 
-def build(board: Board, directory, executor=None, progress=None, should_stop=None,
-          chunk_size: int | None = None) -> BuildReport:
+def build(board: Board, directory: str | Path, executor: Executor | None = None, progress: TierProgress | None = None,
+          should_stop: Callable[[], bool] | None = None, chunk_size: int | None = None) -> BuildReport:
     """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
     tiers already there. Refuses a directory whose files for this board were not written by a
     compatible build (another format or numbering)."""

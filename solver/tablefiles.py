@@ -33,6 +33,7 @@ import re
 import tempfile
 import zlib
 from pathlib import Path
+from typing import IO, Any, Iterable
 
 import numpy as np
 
@@ -68,11 +69,11 @@ def parse_board_name(text: str, blocks: str | None = None) -> Board:
     return Board(board.rows, board.cols, mask) if mask else board
 
 
-def tier_path(directory: Path, board: Board, tier: int) -> Path:
+def tier_path(directory: str | Path, board: Board, tier: int) -> Path:
     return Path(directory) / f"{board_name(board)}-e{tier:02d}{SUFFIX}"
 
 
-def _header(board: Board, rules: Rules, tier: int, entries: int, fingerprint: str) -> dict:
+def _header(board: Board, rules: Rules, tier: int, entries: int, fingerprint: str) -> dict[str, Any]:
     return {"format": FORMAT_VERSION, "board": {"rows": board.rows, "cols": board.cols,
                                                 "blocks": [board.square_name(sq) for sq in range(board.size)
                                                            if board.is_block(sq)]},
@@ -119,7 +120,7 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
 class TierFile:
     """One tier file, opened: its header checked, its blocks read on demand."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
             fh = open(self.path, "rb")
@@ -136,7 +137,7 @@ class TierFile:
             if version != FORMAT_VERSION:
                 raise TableError(f"{self.path}: table format {version}, this program reads format {FORMAT_VERSION}")
             try:
-                self.header = json.loads(fh.readline())
+                self.header: dict[str, Any] = json.loads(fh.readline())
             except ValueError:
                 raise TableError(f"{self.path}: unreadable header") from None
             self.data_start = fh.tell()
@@ -170,7 +171,7 @@ class TierFile:
         if size < self.data_start + 8 * (self.nblocks + 1):
             raise TableError(f"{self.path}: truncated ({size} bytes; the header promises {self.nblocks} blocks)")
 
-    def _read_offsets(self, fh) -> np.ndarray:
+    def _read_offsets(self, fh: IO[bytes]) -> np.ndarray:
         if self._offsets is None:
             fh.seek(self.data_start)
             raw = fh.read(8 * (self.nblocks + 1))
@@ -192,9 +193,9 @@ class TierFile:
                 crc = zlib.crc32(chunk, crc)
         return self.checksum == f"crc32:{crc:08x}"
 
-    def read_blocks(self, which) -> dict:
+    def read_blocks(self, which: Iterable[int]) -> dict[int, np.ndarray]:
         """Decompressed blocks by number."""
-        out = {}
+        out: dict[int, np.ndarray] = {}
         with open(self.path, "rb") as fh:
             offsets = self._read_offsets(fh)
             base = self.data_start + 8 * (self.nblocks + 1)
@@ -220,7 +221,7 @@ class TierFile:
 class DirectoryStore:
     """The tier solver's store for one board in a directory of table files."""
 
-    def __init__(self, directory: Path, board: Board, rules: Rules = CLASSIC):
+    def __init__(self, directory: str | Path, board: Board, rules: Rules = CLASSIC) -> None:
         self.directory = Path(directory)
         self.board = board
         self.rules = rules

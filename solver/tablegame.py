@@ -22,13 +22,13 @@ class AtaxxGame:
     Tier e holds the positions with e empty squares; tiers are solved from 0 (full
     boards) up. A game object pickles as its board, so a cluster can ship it."""
 
-    def __init__(self, board: Board):
+    def __init__(self, board: Board) -> None:
         self.board = board
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, tuple[int, int, int]]:
         return {"board": (self.board.rows, self.board.cols, self.board.blocks)}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, tuple[int, int, int]]) -> None:
         self.board = Board(*state["board"])
 
     @property
@@ -45,19 +45,17 @@ class AtaxxGame:
     def child_tiers(self, tier: int) -> list[int]:
         return [tier - 1] if tier > 0 else []
 
-    def children(self, tier: int, lo: int, hi: int):
-
+    def children(self, tier: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         T = self.index.tables
         return engine.dense.tier_children(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
     # OPTIONAL
-    def outside_children(self, tier: int, lo: int, hi: int):
-
+    def outside_children(self, tier: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                                     np.ndarray]:
         T = self.index.tables
         return engine.dense.tier_scan(tier, lo, hi, self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 
-    def parents(self, tier: int, numbers: np.ndarray):
-
+    def parents(self, tier: int, numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         T = self.index.tables
         return engine.dense.tier_parents(tier, np.asarray(numbers, np.int64), self.index.arrays, T.adj, T.jmp, T.reach, T.rules)
 

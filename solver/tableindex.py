@@ -79,8 +79,7 @@ def _byte_pext_pdep() -> np.ndarray:
 class DenseIndex:
     """The perfect index of a board's positions (see :mod:`solver.engine.dense`)."""
 
-    def __init__(self, board: Board):
-
+    def __init__(self, board: Board) -> None:
         n = board.playable.bit_count()
         if n > 31:
             raise TableError(f"a {board.rows} x {board.cols} board has {n} playable squares; tables hold at most 31")
@@ -185,7 +184,7 @@ class DenseIndex:
         e, i = engine.dense.index_of(np.uint64(m), np.uint64(t), self.arrays)
         return int(e), int(i)
 
-    def numbers(self, mine: np.ndarray, theirs: np.ndarray):
+    def numbers(self, mine: np.ndarray, theirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(tiers, numbers) of many positions given as the mover's and the other side's pieces."""
 
         return engine.dense.probe_numbers(mine.astype(np.uint64), theirs.astype(np.uint64), self.arrays)
@@ -197,7 +196,7 @@ class DenseIndex:
         return int(m), int(t), bool(sure or engine.dense.is_canonical(e, i, np.uint64(m), np.uint64(t), self.arrays))
 
 
-_INDEXES: dict = {}
+_INDEXES: dict[tuple[int, int, int], DenseIndex] = {}
 
 
 def dense_index(board: Board) -> DenseIndex:

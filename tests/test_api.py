@@ -11,7 +11,7 @@ import pytest
 
 import solver
 from helpers import random_positions
-from solver import Limits, Position, Solver, parse_position
+from solver import Limits, Position, Solver, parse_position, tablechecks
 from solver.analysis import Analyzer, analysis_by_tests
 from solver.cli import main
 from solver.retro import RetroOracle
@@ -23,7 +23,6 @@ from solver.rules import CLASSIC, O, UAI, X, Side
 from solver.scores import score_of, value_threshold, widen
 from solver.tablebase import TableOracle, Tablebase
 from solver.tablebuild import build
-from solver.tablechecks import random_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -280,9 +279,9 @@ def test_tables_compare_refuses_options_that_do_not_fit(tmp_path, capsys, extra,
 
 def test_random_positions_for_comparisons_are_seeded_and_not_over():
     board = Position.start(3, 3).board
-    a, b = random_positions(board, 10, (1, 2), 5), random_positions(board, 10, (1, 2), 5)
+    a, b = tablechecks.random_positions(board, 10, (1, 2), 5), tablechecks.random_positions(board, 10, (1, 2), 5)
     assert a == b and all(not q.is_over() and 1 <= q.empty.bit_count() <= 2 for q in a)
-    assert random_positions(board, 10, (1, 2), 6) != a  # another seed, other positions
+    assert tablechecks.random_positions(board, 10, (1, 2), 6) != a  # another seed, other positions
 
 
 def test_the_compile_notice_is_given_for_each_engine_not_yet_compiled(tmp_path, monkeypatch, caplog):
