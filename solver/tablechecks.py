@@ -51,7 +51,6 @@ def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) 
     """Every position of ``board`` (or, with ``start``, every position reachable from the
     standard start with either side to move): the value and depth the tables store against the
     retro engine's (:mod:`solver.engine.retro`)."""
-    # Start-up: the compiled engine loads numba; only this command needs it here.
 
     t0 = time.perf_counter()
     retro = RetroOracle(board, CLASSIC)

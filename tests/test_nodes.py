@@ -72,7 +72,7 @@ def test_nodes_with_several_threads_is_refused(tmp_path, capsys):
     f = tmp_path / "hard.txt"
     f.write_text(HARD + "\n")
     for command in ([], ["verify"], ["batch"]):
-        with pytest.raises(SystemExit) as exc:
+        with pytest.raises(SystemExit, match="^2$") as exc:
             main(command + [str(f), "--nodes", "1000", "--threads", "2"])
         assert exc.value.code == 2
         assert "argument --nodes: a node budget is the same on every machine only on one thread" in \

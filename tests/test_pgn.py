@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -221,8 +222,12 @@ def test_rules_are_applied_to_the_moves():
 
 def test_the_empty_range_argument():
     assert parse_empty_range("3-7") == (3, 7) and parse_empty_range("5") == (5, 5)
-    for bad in ("7-3", "a-b", "1-65", "-3", ""):
-        with pytest.raises(ValueError):
+    for bad, why in (("7-3", "the range '7-3' is empty (write the smaller number first)"),
+                     ("a-b", "the fewest empty squares must be a whole number from 0 to 64, not 'a'"),
+                     ("1-65", "the most empty squares must be a whole number from 0 to 64, not '65'"),
+                     ("-3", "the fewest empty squares must be a whole number from 0 to 64, not ''"),
+                     ("", "the fewest empty squares must be a whole number from 0 to 64, not ''")):
+        with pytest.raises(ValueError, match=f"^{re.escape(why)}$"):
             parse_empty_range(bad)
 
 
@@ -351,7 +356,7 @@ def test_solve_exit_codes_for_bad_games_and_bad_arguments(tmp_path, capsys):
     f.write_text(SMALL)
     assert run([str(f), "--ply", "9", "--solver", "reference"]) == 2
     assert "has 3 plies; there is no position after ply 9" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(SystemExit, match="^2$") as exc:
         run([str(f), "--empty", "9-2"])
     assert exc.value.code == 2
     assert "argument --empty: the range '9-2' is empty" in capsys.readouterr().err

@@ -76,7 +76,7 @@ def test_the_command_in_json(capsys):
 @pytest.mark.parametrize("argv", [["--max-squares", "1"], ["--max-squares", "17"], ["--rules", "chess"],
                                   ["--timeout-each", "0"], ["--max-squares", "x"]])
 def test_bad_options_are_one_line_and_exit_2(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(SystemExit, match="^2$") as exc:
         main(["values", *argv])
     assert exc.value.code == 2
     err = capsys.readouterr().err
