@@ -647,7 +647,8 @@ def _add_batch(commands: _Commands) -> None:
 def batch_command(args: argparse.Namespace) -> int:
     for f in args.files:
         if not os.path.isfile(f):
-            why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
+            why = ("batch reads files, not standard input (it resumes a file by name): save the input to a file"
+                   if f == "-" else "is a directory, not a position file" if os.path.isdir(f) else "no such file")
             _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here

@@ -33,6 +33,7 @@ moves, and messages quote at most a few dozen characters of the input (:func:`qu
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -548,7 +549,13 @@ def is_header_or_comment(line: str) -> bool:
 
 
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
-    """:func:`read_positions` on a file, with errors for a missing, unreadable or binary file."""
+    """:func:`read_positions` on a file (``-`` is standard input), with errors for a missing, unreadable or
+    binary file."""
+    if path == "-":
+        try:
+            return read_text(sys.stdin.buffer.read(), "<stdin>", fmt, rules, pick)
+        except OSError as exc:
+            return [PositionFormatError(f"cannot read: {exc.strerror}", "<stdin>", None)]
     try:
         with open(path, "rb") as fh:
             data = fh.read()

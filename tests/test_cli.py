@@ -201,3 +201,18 @@ def test_an_unknown_command_or_option_is_one_line(argv, message, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_a_dash_names_standard_input_and_batch_says_it_reads_files(tmp_path, monkeypatch, capsys):
+    saved = tmp_path / "board.txt"
+    saved.write_text("x...o\n")
+    status = run(["--solver", "reference", str(saved), "-"], "x..o\n", monkeypatch)
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "(<stdin>:1)" in out and "X to move: X wins by 4 (value +4)" in out  # x..o, read from the pipe
+    assert "X to move: O wins by 3 (value -3)" in out  # x...o, read from the file
+    status = run(["batch", "-"], "x..o\n", monkeypatch)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.strip() == ("ataxx-solve batch: -: batch reads files, not standard input (it resumes a file by "
+                           "name): save the input to a file")
