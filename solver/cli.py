@@ -349,7 +349,7 @@ def solve_command(args: argparse.Namespace) -> int:
     solver = Solver(rules, args.solver, limits_of(args),
                     progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
-    unbounded_said = args.timeout is not None or args.max_states is not None
+    unbounded_said = args.timeout is not None or args.max_states is not None or args.nodes is not None
     for item in items:
         if isinstance(item, PositionFormatError):
             _emit_error(item, args.json)

@@ -173,7 +173,7 @@ def move_table_text(side: SideResult) -> list[str]:
     return rows
 
 
-_HINTS = {"time": "raise --timeout to go further", "nodes": "raise --max-states to go further",
+_HINTS = {"time": "raise --timeout to go further", "nodes": "raise --nodes or --max-states to go further",
           "states": "raise --max-states to go further", "memory": "raise --max-memory to go further",
           "stack": "raise --max-memory to go further"}
 

@@ -175,7 +175,7 @@ def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
     side = json.loads(r.stdout)["sides"]["x"]
     assert side["exact"] is False and "value" not in side and side["stopped"] == "nodes"
     assert -49 <= side["lower"] <= side["upper"] <= 49 and side["best_move"]
-    assert r.stderr.startswith("<stdin>:1: stopped: the search went past 30,000 nodes (raise --max-states")
+    assert r.stderr.startswith("<stdin>:1: stopped: the search went past 30,000 nodes (raise --nodes or --max-states")
     text = _solve("--max-states", "30000").stdout
     assert "X to move: " in text and "not exact" in text and "best move found: " in text
 

@@ -216,3 +216,13 @@ def test_a_dash_names_standard_input_and_batch_says_it_reads_files(tmp_path, mon
     assert status == 2
     assert err.strip() == ("ataxx-solve batch: -: batch reads files, not standard input (it resumes a file by "
                            "name): save the input to a file")
+
+
+def test_a_node_budget_is_a_limit_and_its_stop_names_it(monkeypatch, capsys):
+    board = "oooxoxx/oooxoxx/xxoxxxx/xxxxxoo/xoxxxoo/ooxxxo1/2xoo1x x 0 39"  # 4 empty squares, 7 x 7
+    status = run(["--nodes", "1000", "--threads", "1"], board + "\n", monkeypatch)
+    captured = capsys.readouterr()
+    assert status == 1
+    assert "has no limit" not in captured.err
+    assert "the search went past 1,000 nodes (raise --nodes or --max-states to go further)" in captured.err
+    assert "X to move: the outcome is not proved (value -49..+49, not exact)" in captured.out
