@@ -303,8 +303,8 @@ def check_python_ataxx_game(text: str, fens: list[str] | None, k: int) -> None:
 
 
 def test_games_written_by_python_ataxx_now():
-    ataxx = pytest.importorskip("ataxx")
-    pgn = pytest.importorskip("ataxx.pgn")
+    import ataxx  # python-ataxx, a test extra (pyproject.toml)
+    import ataxx.pgn as pgn
     games = python_ataxx_games(ataxx, pgn, 7)
     for k, (text, fens) in enumerate(games):
         check_python_ataxx_game(text, fens, k)

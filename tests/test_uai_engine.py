@@ -225,7 +225,7 @@ def test_verify_drives_it_as_an_engine(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.filterwarnings("ignore:line buffering:RuntimeWarning")  # python-ataxx opens its pipes so
 def test_python_ataxx_engine_client(monkeypatch):
-    uai = pytest.importorskip("ataxx.uai")
+    import ataxx.uai as uai  # python-ataxx, a test extra (pyproject.toml)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     e = uai.Engine(COMMAND)
     try:
