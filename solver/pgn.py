@@ -7,8 +7,10 @@ PGN with Ataxx moves:
   the moves. ``[FEN "..."]`` gives the start position (read by :mod:`solver.fen`, so
   libataxx's ``b``/``w`` and the project's ``x``/``o`` are both read); without it the game
   starts from the standard 7 x 7 start. ``[SetUp]``, ``[Black]``, ``[White]``, ``[Result]`` and
-  any other tag are kept in :attr:`Game.headers`. In libataxx's PGN (and python-ataxx's) the
-  first mover, ``x``, is **Black**, and ``o`` is White.
+  any other tag are kept in :attr:`Game.headers`. In libataxx's PGN (and python-ataxx's and
+  cuteataxx's) the first mover, ``x``, is **Black**, and ``o`` is White; the players' names are
+  read from ``Black`` and ``White`` in any letter case (cuteataxx writes ``[black "..."]`` by
+  default).
 - **Moves**: clones (``b2``), jumps (``a1c3``), passes (``0000``, or ``--``, ``@@@@``, ``pass``,
   ``null``, ``-``). A move may carry suffix annotations (``b2!``, ``a1c3??``, ``!?``, ``?!``).
 - **Move numbers** (``12.``, ``12...``, also glued to the move: ``12.b2``) are skipped: the side
@@ -83,12 +85,21 @@ class Game:
 
     def player(self, ply: int) -> str | None:
         """The name the tags give the player who moves after ``ply`` plies (Black is X, White O)."""
-        name = self.headers.get("Black" if self.positions[ply].turn == X else "White")
+        name = tag(self.headers, "Black" if self.positions[ply].turn == X else "White")
         return name if name and name != "?" else None
 
 
+def tag(headers: dict[str, str], name: str) -> str | None:
+    """The value of tag ``name``, or of the same name in other letter case (cuteataxx writes
+    ``[black "..."]`` and ``[white "..."]`` unless its settings give ``colour1``/``colour2``)."""
+    if name in headers:
+        return headers[name]
+    folded = name.casefold()
+    return next((v for k, v in headers.items() if k.casefold() == folded), None)
+
+
 def game_label(number: int, headers: dict[str, str]) -> str:
-    black, white = headers.get("Black", "?"), headers.get("White", "?")
+    black, white = tag(headers, "Black") or "?", tag(headers, "White") or "?"
     if black == "?" and white == "?":
         return f"game {number}"
     return f"game {number} ({black} vs {white})"

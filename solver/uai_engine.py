@@ -363,7 +363,8 @@ class UAIEngine:
     def solver_for(self, p: Position, deadline: float | None, nodes: int | None,
                    progress: ProgressCallback) -> tuple[Solver, Analyzer]:
         """A solver for ``p`` with the options and limits, and an analyzer to solve with (the last
-        board's one again when the board, rules and options are the same: what it proved is kept)."""
+        board's one again when the board, rules and options are the same and no search still runs on it:
+        what it proved is kept)."""
         threads = 1 if nodes is not None else self.threads
         limits = Limits(max_memory=self.hash_mib << 20, deadline=deadline, nodes=nodes)
         tables = self.tables
@@ -553,6 +554,10 @@ class UAIEngine:
             with self.lock:
                 s.answered = True
             s.stop.set()
+        if s.thread.is_alive():
+            # answered but not yet stopped (a kernel past its time on a loaded machine): the next
+            # search must not share its analyzer, whose oracle it is still searching
+            self._cached = None
 
 
 def _whole(text: str, name: str, low: int, high: int) -> int:

@@ -323,3 +323,38 @@ def test_tables_answer_the_positions_they_cover(tmp_path, capsys):
     e.handle("go movetime 5000")
     lines = out.until("bestmove", 10)
     assert lines[-2].startswith("info string proved:") and e._cached[0][5] != "tables"
+
+
+def test_a_search_still_running_after_its_answer_does_not_share_its_analyzer_with_the_next(monkeypatch):
+    # Under cuteataxx on a loaded machine: the watchdog answered 'go', the search thread ran on,
+    # and the next 'go' (the same board shape, so the cached analyzer) searched the same oracle
+    # at once: 'search failed: AttributeError: 'NoneType' object has no attribute 'lower''.
+    release = threading.Event()
+    analyzers = []
+    real = Solver.solve
+
+    def solve(self, p, **kw):
+        analyzers.append(kw["analyzer"])
+        if len(analyzers) == 1:
+            release.wait(10)  # the first search overruns its time
+        return real(self, p, **kw)
+
+    monkeypatch.setattr(Solver, "solve", solve)
+    e, out, err = _engine()
+    e.handle("isready")
+    e.handle(f"position fen {START}")
+    e.handle("go infinite")
+    end = time.monotonic() + 60
+    while not analyzers and time.monotonic() < end:  # the first search has its analyzer
+        time.sleep(0.01)
+    first = e.search
+    e.handle("stop")  # answered, but the search does not stop (as a search past its time)
+    assert out.until("bestmove", 10)[-1].startswith("bestmove ")
+    e.handle(f"position fen {START} moves a6")
+    e.handle("go movetime 300")
+    assert out.until("bestmove", 10)[-1].startswith("bestmove ")
+    assert first is not None and first.thread.is_alive()  # still held while the second searched
+    release.set()
+    first.thread.join(10)
+    assert len(analyzers) == 2 and analyzers[0] is not analyzers[1]
+    assert "search failed" not in err.buf
