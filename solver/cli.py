@@ -37,6 +37,7 @@ from .batch import Summary as BatchSummary
 from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
+from .epd import is_epd_output, suite_lines
 from .files import OutputError, check_output, replace_file
 from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
@@ -634,6 +635,10 @@ def _add_batch(commands: _Commands) -> None:
     p.add_argument("--out", metavar="FILE",
                    help="write the results here (resumable) instead of standard output; an existing file must be "
                         "the output of an earlier batch, and never one of the input files")
+    p.add_argument("--epd", metavar="FILE",
+                   help="also write the positions as an EPD test suite, one line per side to move: bm (every "
+                        "optimal move), ce (the value, from the side to move), id (the name), c0 (the interval, "
+                        "when not exact; then no bm nor ce); an existing file must be an earlier suite of ours")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
@@ -648,6 +653,13 @@ def batch_command(args: argparse.Namespace) -> int:
             why = "is a directory, not a position file" if os.path.isdir(f) else "no such file"
             _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
+    if args.epd:
+        try:
+            if args.out and os.path.abspath(args.epd) == os.path.abspath(args.out):
+                raise OutputError(f"{args.epd}: is the --out file too; give the suite its own name")
+            check_output(args.epd, args.files, is_epd_output, what="EPD suite")
+        except OutputError as exc:
+            args.parser.error(f"argument --epd: {exc}")
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
     cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
     limits_of(args)  # (--nodes with --threads is refused here)
@@ -721,6 +733,15 @@ def batch_command(args: argparse.Namespace) -> int:
         proved += f", {summary.outcomes} with the outcome proved"
     parts.append(f"{summary.failed} failed" + (f" ({proved}, in the results)" if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
+    if args.epd:
+        lines = suite_lines(summary.records)
+        try:
+            check_output(args.epd, args.files, is_epd_output, what="EPD suite")
+            replace_file(args.epd, [line + "\n" for line in lines])
+        except OutputError as exc:
+            _say(f"ataxx-solve: cannot write {exc}")
+            return EXIT_INPUT
+        _say(f"wrote {args.epd} ({len(lines)} line{'' if len(lines) == 1 else 's'})")
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
