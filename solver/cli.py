@@ -37,7 +37,8 @@ from .batch import Summary as BatchSummary
 from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
-from .epd import is_epd_output, suite_lines
+from .annotate import annotated_pgn, is_annotated_pgn, read_pgn_file
+from .epd import ce_mismatches, is_epd_output, suite_lines
 from .files import OutputError, check_output, replace_file
 from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
@@ -57,7 +58,7 @@ from .tablebase import (Executor, MissingTableError, Tablebase, TableError, boar
                         compare_with_retro, compare_with_search, contents, dense_index, executor_for, parse_board_name,
                         bytes_text, plan_build)
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
-from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
+from .verify import Check, Verifier, choices_from_file, only_players, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 EXIT_TERMINATED = 128 + signal.SIGTERM  # interrupted by SIGTERM (143)
@@ -844,6 +845,13 @@ def _add_verify(commands: _Commands) -> None:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--annotate", metavar="FILE",
+                   help="PGN games: write them back to FILE with the verdicts, $2 an inaccuracy and $4 a blunder "
+                        "after the move, and a comment with the proved values (X's side) and the best move; all "
+                        "tags and the main line are kept, the input's comments, NAGs and variations are not")
+    p.add_argument("--player", action="append", default=[], metavar="NAME",
+                   help="judge only the moves of this player, named by the games' [Black]/[White] tags (Black is "
+                        "X, the first mover) or a player: header (repeat for several)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
     p.set_defaults(run=verify_command, parser=p)
@@ -859,6 +867,16 @@ def verify_command(args: argparse.Namespace) -> int:
             check_picture(args.html, "html", args.files)
         except OutputError as exc:
             p.error(f"argument --html: {exc}")
+    games = []  # (file, game) for --annotate
+    if args.annotate:
+        if args.engine:
+            p.error("argument --annotate: marks the moves played in the games; it cannot be used with --engine")
+        try:
+            check_output(args.annotate, args.files, is_annotated_pgn, what="annotated PGN")
+            for f in args.files:
+                games.extend((f, g) for g in read_pgn_file(f, parse_rules(args.rules), args.format))
+        except (OutputError, ValueError) as exc:
+            p.error(f"argument --annotate: {exc}")
     askers = []
     for spec in args.engine:
         if spec.strip().lower() in ALGORITHMS:
@@ -873,6 +891,12 @@ def verify_command(args: argparse.Namespace) -> int:
     choices, errors = choices_from_file(items, ask=bool(askers))
     for err in errors:
         _say(str(err))
+    if args.player:
+        try:
+            choices = only_players(choices, args.player)
+        except ValueError as exc:
+            _say(f"ataxx-solve verify: {exc}")
+            return EXIT_INPUT
     if not choices:
         if not errors:  # (a file that cannot be read has said so)
             _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
@@ -924,6 +948,8 @@ def verify_command(args: argparse.Namespace) -> int:
                 a.close()
     if interrupted:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
+    for line in ce_mismatches(items, checks):  # an EPD suite's ce against the proved value
+        print(printable(line))
     summaries = summarise(checks, players=[a.name for a in askers])
     if args.json:
         print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
@@ -940,6 +966,14 @@ def verify_command(args: argparse.Namespace) -> int:
             _say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT
         _say(f"wrote {args.html}")
+    if args.annotate:
+        try:
+            check_output(args.annotate, args.files, is_annotated_pgn, what="annotated PGN")
+            replace_file(args.annotate, [annotated_pgn(games, checks)])
+        except OutputError as exc:
+            _say(f"ataxx-solve: cannot write {exc}")
+            return EXIT_INPUT
+        _say(f"wrote {args.annotate}")
     if interrupted:
         return EXIT_INTERRUPTED
     if errors:

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from .fen import PositionFormatError, looks_like_fen, quote, whole_field
+from .notation import signed
 from .rules import CLASSIC, IllegalMoveError, InvalidMoveError, Position, Rules
 
 _OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,14}")
@@ -232,4 +233,24 @@ def suite_lines(records: list) -> list[str]:
             rec = json.loads(rec)
         if isinstance(rec, dict):
             out.extend(epd_lines(rec))
+    return out
+
+
+def ce_mismatches(items: list, checks: list) -> list[str]:
+    """For ``verify`` on a suite: one line per position whose ``ce`` the checks made there
+    (:class:`solver.verify.Check`) prove wrong: ``file:line: name: ce 5, but the value is +3``
+    (from the side to move; ``is proved -7..-5`` where it is not exact). ``items`` are the
+    entries read (their ``expect["ce"]``)."""
+    want = {(e.source, e.line): e.expect["ce"] for e in items if "ce" in getattr(e, "expect", {})}
+    out, seen = [], set()
+    for c in checks:
+        key = (c.source, c.line)
+        if key not in want or key in seen or c.best_interval is None:
+            continue
+        seen.add(key)
+        lo, hi = c.best_interval.for_mover(c.position.turn)
+        ce = want[key]
+        if not lo <= ce <= hi:
+            proved = f"is {signed(lo)}" if lo == hi else f"is proved {signed(lo)}..{signed(hi)}"
+            out.append(f"{c.where}: ce {ce}, but the value {proved} (from the side to move)")
     return out
