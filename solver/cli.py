@@ -867,7 +867,7 @@ def verify_command(args: argparse.Namespace) -> int:
             check_picture(args.html, "html", args.files)
         except OutputError as exc:
             p.error(f"argument --html: {exc}")
-    games = []  # (file, game) for --annotate
+    games: list = []  # (file, game) for --annotate
     if args.annotate:
         if args.engine:
             p.error("argument --annotate: marks the moves played in the games; it cannot be used with --engine")
