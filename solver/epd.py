@@ -37,6 +37,11 @@ from .notation import signed
 from .rules import CLASSIC, IllegalMoveError, InvalidMoveError, Position, Rules
 
 _OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,14}")
+# The opcodes of the EPD standard (PGN standard, section 16.2): a line is told to be EPD by its first
+# operation being one of these (``x5o/... x 0 1 moves b2 ; note`` is a game record, not EPD).
+EPD_OPCODES = frozenset({"acn", "acs", "am", "bm", "ce", "dm", "draw_accept", "draw_claim", "draw_offer",
+                         "draw_reject", "eco", "fmvn", "hmvc", "id", "nic", "noop", "pm", "pv", "rc", "resign",
+                         "sm", "tcgs", "tcri", "tcsi"} | {f"c{k}" for k in range(10)} | {f"v{k}" for k in range(10)})
 # The layout epd_lines writes: how a file of ours is told from someone else's suite.
 _OURS = re.compile(r'[^ ]+ [xo]( (bm [^;"]+; )?ce -?[0-9]+;| c0 "interval -?[0-9]+\.\.-?[0-9]+";)?'
                    r'( hmvc [0-9]+;)? id "[^"]*";')
@@ -107,14 +112,15 @@ def parse_ops(text: str, source: str = "<input>", line: int | None = None) -> di
 
 def looks_like_epd(text: str) -> bool:
     """True when the first line that is not blank (nor a ``;`` comment) is a FEN's board and side
-    followed by an operation (an opcode, then a ``;`` somewhere after it): how an EPD file is
-    told from a file of FEN lines."""
+    followed by an operation (an opcode of the standard, :data:`EPD_OPCODES`, then a ``;``
+    somewhere after it): how an EPD file is told from a file of FEN lines."""
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith(";"):
             continue
         fields, ops = _split_fields(line.strip())
-        return (len(fields) >= 2 and looks_like_fen(" ".join(fields)) and _OPCODE.match(ops) is not None
-                and ";" in ops)
+        m = _OPCODE.match(ops)
+        return (len(fields) >= 2 and looks_like_fen(" ".join(fields)) and m is not None
+                and m.group() in EPD_OPCODES and ";" in ops)
     return False
 
 

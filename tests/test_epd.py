@@ -12,7 +12,8 @@ from solver.cli import main
 from solver.epd import (ce_mismatches, epd_line, epd_lines, is_epd_output, looks_like_epd, parse_epd_line, parse_ops,
                         read_epd_lines)
 from solver.fen import PositionFormatError
-from solver.formats import read_positions
+from solver.fenlines import read_fen_lines
+from solver.formats import read_file, read_positions
 from solver.rules import UAI, O, Position, X
 
 # X to move is worth +8: b1 and d1b1 keep it, c1 and c2 give +4, a2c1 and a2c2 -8
@@ -55,8 +56,16 @@ def test_bad_lines_are_one_error_naming_the_line():
 
 def test_detected_by_the_operations_after_the_board_and_side():
     assert looks_like_epd(SUITE) and looks_like_epd("; suite\n\nx2/3/2o o 0 1 bm b2;\n")
-    for text in ("x2/3/2o o 0 1\n", "x2/3/2o o\n", "x...o\n", '[Event "e"]\n', "name: a\nx...o\n", "x2/3/2o o bm b2\n"):
+    for text in ("x2/3/2o o 0 1\n", "x2/3/2o o\n", "x...o\n", '[Event "e"]\n', "name: a\nx...o\n", "x2/3/2o o bm b2\n",
+                 "x2/3/2o o 0 1 moves b2 ; a note\n", "x2/3/2o o xyz b2;\n"):
         assert not looks_like_epd(text), text
+
+
+def test_the_bulk_reader_of_fen_lines_leaves_a_suite_to_the_epd_reader(tmp_path):
+    suite = tmp_path / "s.epd"
+    suite.write_text('x2/3/2o o bm b2 c1a2 c1b3; ce 9;\n\nx3o x bm b1; ce -3;\n')  # lines apart, as FEN files are
+    assert read_fen_lines(str(suite)) is None
+    assert [e.expect["ce"] for e in read_file(str(suite))] == [9, -3]
 
 
 def test_entries_of_a_suite_carry_ce_and_bm_as_expectations():
