@@ -32,12 +32,12 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__, bench, certificate, uai_engine, valuetable
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
+from .annotate import annotated_pgn, is_annotated_pgn, read_pgn_file
 from .batch import LiveArray, Options, live_status, run_batch
 from .batch import Summary as BatchSummary
 from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
-from .annotate import annotated_pgn, is_annotated_pgn, read_pgn_file
 from .epd import ce_mismatches, is_epd_output, suite_lines
 from .files import OutputError, check_output, replace_file
 from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
