@@ -639,7 +639,9 @@ def _add_batch(commands: _Commands) -> None:
     p.add_argument("--epd", metavar="FILE",
                    help="also write the positions as an EPD test suite, one line per side to move: bm (every "
                         "optimal move), ce (the value, from the side to move), id (the name), c0 (the interval, "
-                        "when not exact; then no bm nor ce); an existing file must be an earlier suite of ours")
+                        "when not exact; then no bm nor ce); an existing file must be an earlier suite of ours. "
+                        "Every position is solved afresh: the cache (which keeps the preferred moves, not every "
+                        "optimal one) is not used")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
@@ -655,6 +657,9 @@ def batch_command(args: argparse.Namespace) -> int:
             _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
     if args.epd:
+        if args.tables:
+            args.parser.error("argument --epd: the tables give one best move per position, and a suite's bm lists "
+                              "every optimal move: leave out --tables")
         try:
             if args.out and os.path.abspath(args.epd) == os.path.abspath(args.out):
                 raise OutputError(f"{args.epd}: is the --out file too; give the suite its own name")
@@ -662,7 +667,8 @@ def batch_command(args: argparse.Namespace) -> int:
         except OutputError as exc:
             args.parser.error(f"argument --epd: {exc}")
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
-    cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
+    # answers from tables are not worth caching; the cache keeps the preferred moves, not every optimal one (--epd)
+    cache = None if args.tables or args.epd else _open_cache(args)
     limits_of(args)  # (--nodes with --threads is refused here)
     options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
     bar = None
@@ -899,7 +905,7 @@ def verify_command(args: argparse.Namespace) -> int:
             return EXIT_INPUT
     if not choices:
         if not errors:  # (a file that cannot be read has said so)
-            _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
+            _say("ataxx-solve verify: nothing to check (no move: headers, game records or EPD bm; give players with --engine)")
         return EXIT_INPUT
     tables = open_tables(args.tables, "ataxx-solve verify")  # (what the tables do not hold is solved)
     done = [0]

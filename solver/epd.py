@@ -15,7 +15,9 @@ operations this module reads and writes:
 - ``ce`` the value, from the side to move (Ataxx points, not centipawns).
 - ``id "name"`` the position's name.
 - ``c0 "interval lo..hi"`` (side to move) when the value is not exact; ``bm`` and ``ce`` are
-  then left out, since nothing is proved optimal.
+  then left out, since nothing is proved optimal. A record that does not list every optimal
+  move (one answered from the cache or the tables) gets no ``bm`` and ``c1 "optimal moves not
+  known"``.
 - ``hmvc N`` the counter (written only when it is not 0) and ``fmvn N`` the move number (read).
 
 Any other operation is read and kept (:attr:`EpdLine.ops`), not interpreted. Operands are words
@@ -43,8 +45,8 @@ EPD_OPCODES = frozenset({"acn", "acs", "am", "bm", "ce", "dm", "draw_accept", "d
                          "draw_reject", "eco", "fmvn", "hmvc", "id", "nic", "noop", "pm", "pv", "rc", "resign",
                          "sm", "tcgs", "tcri", "tcsi"} | {f"c{k}" for k in range(10)} | {f"v{k}" for k in range(10)})
 # The layout epd_lines writes: how a file of ours is told from someone else's suite.
-_OURS = re.compile(r'[^ ]+ [xo]( (bm [^;"]+; )?ce -?[0-9]+;| c0 "interval -?[0-9]+\.\.-?[0-9]+";)?'
-                   r'( hmvc [0-9]+;)? id "[^"]*";')
+_OURS = re.compile(r'[^ ]+ [xo]( (bm [^;"]+; )?ce -?[0-9]+;( c1 "optimal moves not known";)?'
+                   r'| c0 "interval -?[0-9]+\.\.-?[0-9]+";)?( hmvc [0-9]+;)? id "[^"]*";')
 
 
 @dataclass
@@ -193,11 +195,11 @@ def epd_line(fen: str, side: str, name: str, side_facts: dict) -> str:
     lower, upper = side_facts["lower"], side_facts["upper"]
     if side_facts.get("exact"):
         moves = side_facts.get("optimal_moves")
-        if moves is None and side_facts.get("best_move"):
-            moves = [side_facts["best_move"]]
         if moves:
             ops.append("bm " + " ".join(moves))
         ops.append(f"ce {sign * lower}")
+        if moves is None:  # (a record answered from the cache or tables: one preferred move, not all)
+            ops.append(f"c1 {_string('optimal moves not known')}")
     else:
         lo, hi = sorted((sign * lower, sign * upper))
         ops.append(f"c0 {_string(f'interval {lo}..{hi}')}")

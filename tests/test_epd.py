@@ -94,6 +94,9 @@ def test_lines_written_from_records():
     assert epd_lines(rec) == ['x3o x bm b1; ce -3; id "f.txt:5 (X to move)";',
                               'x3o o bm d1; ce -3; id "f.txt:5 (O to move)";']
     assert epd_lines({"file": "f", "line": 1, "ok": False, "error": "unreadable"}) == []
+    # a record from the cache or the tables names one preferred move: no bm, rather than a short one
+    cached = epd_line(fen, "o", "c", {"lower": -9, "upper": -9, "exact": True, "best_move": "b2"})
+    assert cached == 'x2/3/2o o ce 9; c1 "optimal moves not known"; id "c";' and is_epd_output(cached.encode() + b"\n")
     assert all(is_epd_output((line + "\n").encode()) for line in epd_lines(rec))
     assert not is_epd_output(b'x3o x bm b1; id "from elsewhere"; ce -3;\n')
     assert not is_epd_output(b"x3o x 0 1\n")
@@ -135,6 +138,17 @@ def test_batch_writes_a_suite_that_solve_reads_back_and_confirms(tmp_path, capsy
     err = capsys.readouterr().err
     assert "is the input file" in err and "exists and was not written by this command" in err
     assert other.read_text() == 'x3o x id "theirs"; bm b1;\n'
+    with pytest.raises(SystemExit):  # the tables name one best move, not every optimal one
+        main(["batch", str(src), "--tables", str(tmp_path), "--epd", str(tmp_path / "t.epd")])
+    assert "leave out --tables" in capsys.readouterr().err
+    # the cache is not read: every optimal move is listed even when the cache knows the position
+    cache = tmp_path / "c.sqlite3"
+    for _ in range(2):
+        assert main(["batch", str(src), "--cache", str(cache), "--jobs", "1", "--solver", "reference"]) == 0
+    assert main(["batch", str(src), "--cache", str(cache), "--jobs", "1", "--solver", "reference",
+                 "--epd", str(suite)]) == 0
+    assert "3 solved" in capsys.readouterr().err
+    assert suite.read_text().splitlines()[0] == 'x2/3/2o o bm b2 c1a2 c1b3; ce 9; id "corner";'
 
 
 def test_solve_and_batch_report_a_wrong_bm_and_ce(tmp_path, capsys):
