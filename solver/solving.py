@@ -399,7 +399,9 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
             elif key == "ce" and res.interval.lower * entry.position.turn.sign != want:
                 failures.append(f"EPD ce {want}, solved {res.interval.lower * entry.position.turn.sign} "
                                 "(from the side to move)")
-            elif key == "bm" and res.optimal_moves is not None:
+            elif key == "bm" and res.optimal_moves is None:
+                failures.append("EPD bm not settled: the optimal moves are not known (only the preferred one)")
+            elif key == "bm":
                 optimal = res.optimal_names
                 wrong = [m for m in want if m not in optimal]
                 missing = [m for m in optimal if m not in want]
