@@ -832,7 +832,7 @@ def _add_verify(commands: _Commands) -> None:
     p = commands.add_parser(
         "verify", help=COMMANDS["verify"],
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
-                    "game records), or the answers of the players given with --engine in every position of the file. "
+                    "game records, PGN games, an EPD suite's bm), or the answers of the players given with --engine in every position of the file. "
                     "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
                     "(changes the outcome). Exit status: 0 when every move was checked (blunders included); 1 when "
                     "a player's answer was a problem (a crash, a hang, an illegal or unparsable move) or a position "
@@ -857,7 +857,8 @@ def _add_verify(commands: _Commands) -> None:
                         "tags and the main line are kept, the input's comments, NAGs and variations are not")
     p.add_argument("--player", action="append", default=[], metavar="NAME",
                    help="judge only the moves of this player, named by the games' [Black]/[White] tags (Black is "
-                        "X, the first mover) or a player: header (repeat for several)")
+                        "X, the first mover) or a player: header (repeat for several); with --engine, the engines are asked "
+                        "only where this player was to move")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
     p.set_defaults(run=verify_command, parser=p)

@@ -168,3 +168,12 @@ def test_verify_on_the_libataxx_games_annotates_every_judged_move_and_reads_back
     assert body.count(" $2") == sum(" is an inaccuracy " in line for line in lines) > 0
     assert body.count(" $4") == sum(" is a blunder " in line for line in lines) > 0
     assert same_games(games_of(text, str(out)), games_of(LIBATAXX.read_text(), str(LIBATAXX)))
+
+
+def test_player_with_engines_asks_them_where_that_player_was_to_move(tmp_path, capsys):
+    f = tmp_path / "g.pgn"
+    f.write_text(GAME + '\n[Black "Cid"]\n[White "Ann"]\n[FEN "xx1o/o2x o 0 1"]\n\n1... b1 2. c1 *\n')
+    assert run(["verify", str(f), "--solver", "reference", "--player", "Ann", "--engine", "builtin:greedy"]) == 0
+    out = capsys.readouterr().out
+    (row,) = [line for line in out.splitlines() if line.startswith("builtin:greedy ")]
+    assert row.split()[1] == "2" and "ply 1:" not in out  # game 1 ply 0 and game 2 ply 0, not Ben's or Cid's
