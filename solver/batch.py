@@ -101,6 +101,7 @@ class Summary:
     failures: list = field(default_factory=list)  # (file, line, reason)
     seconds: float = 0.0
     cache_problem: str | None = None  # why the cache was dropped during the run
+    records: list = field(default_factory=list)  # every record, in input order (a dict, or its JSON text)
 
 
 def _digest(facts: dict) -> str:
@@ -712,6 +713,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
         summary.seconds = time.perf_counter() - start
     if path and had_prior and all(r is not None for r in records):
         _rewrite_in_order(path, records)
+    summary.records = records
     return summary
 
 

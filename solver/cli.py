@@ -32,11 +32,13 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__, bench, certificate, uai_engine, valuetable
 from .analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
+from .annotate import annotated_pgn, is_annotated_pgn, read_pgn_file
 from .batch import LiveArray, Options, live_status, run_batch
 from .batch import Summary as BatchSummary
 from .board import Board
 from .cache import Cache, CacheError, default_cache_path
 from .cluster import ClusterError
+from .epd import ce_mismatches, is_epd_output, suite_lines
 from .files import OutputError, check_output, replace_file
 from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
@@ -58,7 +60,7 @@ from .tablechecks import check_tables, compare_with_retro, compare_with_search, 
 from .tablefiles import board_name, parse_board_name
 from .tableindex import TableError, dense_index
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
-from .verify import Check, Verifier, choices_from_file, run_verify, summarise, summary_table
+from .verify import Check, Verifier, choices_from_file, only_players, run_verify, summarise, summary_table
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
 EXIT_TERMINATED = 128 + signal.SIGTERM  # interrupted by SIGTERM (143)
@@ -636,6 +638,12 @@ def _add_batch(commands: _Commands) -> None:
     p.add_argument("--out", metavar="FILE",
                    help="write the results here (resumable) instead of standard output; an existing file must be "
                         "the output of an earlier batch, and never one of the input files")
+    p.add_argument("--epd", metavar="FILE",
+                   help="also write the positions as an EPD test suite, one line per side to move: bm (every "
+                        "optimal move), ce (the value, from the side to move), id (the name), c0 (the interval, "
+                        "when not exact; then no bm nor ce); an existing file must be an earlier suite of ours. "
+                        "Every position is solved afresh: the cache (which keeps the preferred moves, not every "
+                        "optimal one) is not used")
     p.add_argument("--cache", metavar="PATH", help="the solved-position cache (default: in the user's cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
@@ -651,8 +659,19 @@ def batch_command(args: argparse.Namespace) -> int:
                    if f == "-" else "is a directory, not a position file" if os.path.isdir(f) else "no such file")
             _say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
+    if args.epd:
+        if args.tables:
+            args.parser.error("argument --epd: the tables give one best move per position, and a suite's bm lists "
+                              "every optimal move: leave out --tables")
+        try:
+            if args.out and os.path.abspath(args.epd) == os.path.abspath(args.out):
+                raise OutputError(f"{args.epd}: is the --out file too; give the suite its own name")
+            check_output(args.epd, args.files, is_epd_output, what="EPD suite")
+        except OutputError as exc:
+            args.parser.error(f"argument --epd: {exc}")
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
-    cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
+    # answers from tables are not worth caching; the cache keeps the preferred moves, not every optimal one (--epd)
+    cache = None if args.tables or args.epd else _open_cache(args)
     limits_of(args)  # (--nodes with --threads is refused here)
     options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
     bar = None
@@ -724,6 +743,15 @@ def batch_command(args: argparse.Namespace) -> int:
         proved += f", {summary.outcomes} with the outcome proved"
     parts.append(f"{summary.failed} failed" + (f" ({proved}, in the results)" if summary.bounded else ""))
     _say(f"batch: {', '.join(parts)} in {summary.seconds:.1f} s")
+    if args.epd:
+        lines = suite_lines(summary.records)
+        try:
+            check_output(args.epd, args.files, is_epd_output, what="EPD suite")
+            replace_file(args.epd, [line + "\n" for line in lines])
+        except OutputError as exc:
+            _say(f"ataxx-solve: cannot write {exc}")
+            return EXIT_INPUT
+        _say(f"wrote {args.epd} ({len(lines)} line{'' if len(lines) == 1 else 's'})")
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
@@ -807,7 +835,7 @@ def _add_verify(commands: _Commands) -> None:
     p = commands.add_parser(
         "verify", help=COMMANDS["verify"],
         description="Check an AI's moves against the exact values: the moves recorded in the file (move: headers, "
-                    "game records), or the answers of the players given with --engine in every position of the file. "
+                    "game records, PGN games, an EPD suite's bm), or the answers of the players given with --engine in every position of the file. "
                     "Each checked move is optimal, an inaccuracy (loses points, keeps the outcome) or a blunder "
                     "(changes the outcome). Exit status: 0 when every move was checked (blunders included); 1 when "
                     "a player's answer was a problem (a crash, a hang, an illegal or unparsable move) or a position "
@@ -826,6 +854,14 @@ def _add_verify(commands: _Commands) -> None:
                    help="seed of the built-in players' random choices (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object per checked move, then the summary")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--annotate", metavar="FILE",
+                   help="PGN games: write them back to FILE with the verdicts, $2 an inaccuracy and $4 a blunder "
+                        "after the move, and a comment with the proved values (X's side) and the best move; all "
+                        "tags and the main line are kept, the input's comments, NAGs and variations are not")
+    p.add_argument("--player", action="append", default=[], metavar="NAME",
+                   help="judge only the moves of this player, named by the games' [Black]/[White] tags (Black is "
+                        "X, the first mover) or a player: header (repeat for several); with --engine, the engines are asked "
+                        "only where this player was to move")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
     p.set_defaults(run=verify_command, parser=p)
@@ -841,6 +877,16 @@ def verify_command(args: argparse.Namespace) -> int:
             check_picture(args.html, "html", args.files)
         except OutputError as exc:
             p.error(f"argument --html: {exc}")
+    games: list = []  # (file, game) for --annotate
+    if args.annotate:
+        if args.engine:
+            p.error("argument --annotate: marks the moves played in the games; it cannot be used with --engine")
+        try:
+            check_output(args.annotate, args.files, is_annotated_pgn, what="annotated PGN")
+            for f in args.files:
+                games.extend((f, g) for g in read_pgn_file(f, parse_rules(args.rules), args.format))
+        except (OutputError, ValueError) as exc:
+            p.error(f"argument --annotate: {exc}")
     askers = []
     for spec in args.engine:
         if spec.strip().lower() in ALGORITHMS:
@@ -855,9 +901,15 @@ def verify_command(args: argparse.Namespace) -> int:
     choices, errors = choices_from_file(items, ask=bool(askers))
     for err in errors:
         _say(str(err))
+    if args.player:
+        try:
+            choices = only_players(choices, args.player)
+        except ValueError as exc:
+            _say(f"ataxx-solve verify: {exc}")
+            return EXIT_INPUT
     if not choices:
         if not errors:  # (a file that cannot be read has said so)
-            _say("ataxx-solve verify: nothing to check (no move: headers or game records; give players with --engine)")
+            _say("ataxx-solve verify: nothing to check (no move: headers, game records or EPD bm; give players with --engine)")
         return EXIT_INPUT
     tables = open_tables(args.tables, "ataxx-solve verify")  # (what the tables do not hold is solved)
     done = [0]
@@ -906,6 +958,8 @@ def verify_command(args: argparse.Namespace) -> int:
                 a.close()
     if interrupted:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
+    for line in ce_mismatches(items, checks):  # an EPD suite's ce against the proved value
+        print(printable(line))
     summaries = summarise(checks, players=[a.name for a in askers])
     if args.json:
         print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
@@ -922,6 +976,14 @@ def verify_command(args: argparse.Namespace) -> int:
             _say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT
         _say(f"wrote {args.html}")
+    if args.annotate:
+        try:
+            check_output(args.annotate, args.files, is_annotated_pgn, what="annotated PGN")
+            replace_file(args.annotate, [annotated_pgn(games, checks)])
+        except OutputError as exc:
+            _say(f"ataxx-solve: cannot write {exc}")
+            return EXIT_INPUT
+        _say(f"wrote {args.annotate}")
     if interrupted:
         return EXIT_INTERRUPTED
     if errors:

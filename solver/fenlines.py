@@ -17,6 +17,7 @@ import numpy as np
 from . import engine
 from .board import Board
 from .formats import Entry, PositionFormatError, is_header_or_comment, read_line
+from .epd import looks_like_epd
 from .pgn import looks_like_pgn
 from .rules import CLASSIC, Rules
 
@@ -72,7 +73,7 @@ class FenLines:
 
 def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenLines | None:
     """The positions of a file of one-line positions separated by blank lines, read in bulk; None
-    when the file is anything else (unreadable, binary, PGN, headers, comments, a block of several
+    when the file is anything else (unreadable, binary, PGN, EPD, headers, comments, a block of several
     lines, a line of spaces): :func:`solver.formats.read_file` reads those as always."""
     if fmt not in ("auto", "fen"):
         return None
@@ -89,7 +90,7 @@ def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenL
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if looks_like_pgn(text) or not text.isascii():
+    if looks_like_pgn(text) or looks_like_epd(text) or not text.isascii():
         return None  # (offsets in bytes are offsets in the text only for ASCII)
     kind, starts, ends, shape, bits, fields, boards = engine.fenscan.scan(np.frombuffer(data, np.uint8))
     blank = kind == engine.fenscan.BLANK

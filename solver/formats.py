@@ -15,6 +15,9 @@ Four formats, detected automatically or forced:
 - ``pgn``: games (:mod:`solver.pgn`), detected by a tag line (``[``) at the start; a
   :class:`~solver.pgn.Pick` says which positions of each game are entries (the final one by
   default), each named after its game and ply, with the move played from it and its player.
+- ``epd``: test suites (:mod:`solver.epd`), one position a line, detected by the operations
+  after the FEN's board and side (``bm b2; ce 3; id "name";``); ``id`` names the entry, ``ce``
+  and ``bm`` are expectations checked against the solution (``expect["ce"]``, ``expect["bm"]``).
 
 A position file holds several positions separated by blank lines. ``key: value``
 lines before a position describe it (``name``, ``to-move``, ``rules``,
@@ -40,15 +43,16 @@ from dataclasses import dataclass, field
 from .board import MAX_SQUARES, Board, file_name
 from .fen import (MAX_COUNTER, MAX_GAME_MOVES, STARTPOS, PositionFormatError, board_from_rows, game_moves,
                   looks_like_fen, parse_whole, quote, read_fen, whole_field, write_fen_board)
+from .epd import looks_like_epd, read_epd_lines
 from .pgn import Game, Pick, looks_like_pgn, read_games
 from .rules import CLASSIC, O, X, Position, Rules, Side, parse_rules
 
-FORMATS = ("auto", "grid", "colon", "fen", "cs61b", "pgn")
+FORMATS = ("auto", "grid", "colon", "fen", "cs61b", "pgn", "epd")
 HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
 # Names from solver.fen that this module offers too (they were defined here before).
 __all__ = ["FORMATS", "MAX_COUNTER", "MAX_GAME_MOVES", "STARTPOS", "Entry", "PositionFormatError", "detect_format",
-           "game_entries", "read_pgn",
+           "game_entries", "read_pgn", "read_epd",
            "grid_rows", "looks_like_fen", "parse_colon", "parse_cs61b", "parse_fen", "parse_grid", "parse_position", "parse_whole",
            "is_header_or_comment", "printable", "quote", "read_file", "read_line", "read_positions", "read_text", "write_colon", "write_fen",
            "write_fen_board", "write_grid"]
@@ -456,6 +460,25 @@ def read_pgn(text: str, source: str = "<input>", rules: Rules = CLASSIC, pick: P
     return out
 
 
+def read_epd(text: str, source: str = "<input>", rules: Rules = CLASSIC) -> list:
+    """The entries of an EPD text (:mod:`solver.epd`), one per line: the position with its side to
+    move, named by its ``id``, its ``ce`` and ``bm`` as expectations (``expect["ce"]``, the value
+    from the side to move; ``expect["bm"]``, the moves); or a :class:`PositionFormatError` per
+    line that could not be read."""
+    out: list = []
+    for item in read_epd_lines(text, source, rules):
+        if isinstance(item, PositionFormatError):
+            out.append(item)
+            continue
+        expect: dict = {}
+        if item.ce is not None:
+            expect["ce"] = item.ce
+        if item.bm:
+            expect["bm"] = item.bm
+        out.append(Entry(item.position, (item.position.turn,), source, item.line, item.id, expect))
+    return out
+
+
 def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
                    rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """Every position of a position file, in order: :class:`Entry` objects, or
@@ -468,6 +491,8 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if fmt == "pgn" or (fmt == "auto" and looks_like_pgn(text)):
         return read_pgn(text, source, rules, pick)
+    if fmt == "epd" or (fmt == "auto" and looks_like_epd(text)):
+        return read_epd(text, source, rules)
     out: list = []
     headers: dict = {}
     header_lines: dict = {}

@@ -111,10 +111,10 @@ def move_number(p: Position) -> str:
 
 
 def looks_like_pgn(text: str) -> bool:
-    """True when the first line that is not blank starts with a tag (``[``): how a PGN file is told
-    from a position file."""
+    """True when the first line that is not blank (nor a ``%`` escape line) starts with a tag
+    (``[``): how a PGN file is told from a position file."""
     for line in text.splitlines():
-        if line.strip():
+        if line.strip() and not line.startswith("%"):
             return line.lstrip().startswith("[")
     return False
 

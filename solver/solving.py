@@ -392,6 +392,23 @@ def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | Non
                 failures.append(f"expect {key}={want}, proved {got.text()}")
             else:
                 failures.append(f"expect {key}={want} not settled: proved {got.text()} only")
+        elif key in ("ce", "bm"):  # an EPD line's (solver.epd): the value from the side to move, the best moves
+            res = next((s for s in sides if s.side == entry.position.turn), None)
+            if res is None or not res.exact:
+                failures.append(f"EPD {key} not settled: proved {res.interval.text() if res else 'nothing'} only")
+            elif key == "ce" and res.interval.lower * entry.position.turn.sign != want:
+                failures.append(f"EPD ce {want}, solved {res.interval.lower * entry.position.turn.sign} "
+                                "(from the side to move)")
+            elif key == "bm" and res.optimal_moves is None:
+                failures.append("EPD bm not settled: the optimal moves are not known (only the preferred one)")
+            elif key == "bm":
+                optimal = res.optimal_names
+                wrong = [m for m in want if m not in optimal]
+                missing = [m for m in optimal if m not in want]
+                if wrong:
+                    failures.append(f"EPD bm {' '.join(wrong)} not optimal (optimal: {' '.join(optimal) or 'none'})")
+                if missing:
+                    failures.append(f"EPD bm leaves out the optimal move(s) {' '.join(missing)}")
         elif key == "orthodox":
             if orthodox is None:
                 failures.append("expect orthodox= needs a board without a side to move, solved exactly")

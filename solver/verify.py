@@ -221,7 +221,21 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
                 out.append(Choice(item, q, None, None))
             elif item.move:
                 out.append(Choice(item, q, item.move, item.player or "moves in the file"))
+            for move in item.expect.get("bm", ()):  # an EPD suite's best moves (solver.epd) are judged too
+                out.append(Choice(item, q, move, f"bm in {item.source}"))
     return out, errors
+
+
+def only_players(choices: list[Choice], names: Sequence[str]) -> list[Choice]:
+    """The choices of the named players (``verify --player``: the mover's name from a game's
+    ``[Black]``/``[White]`` tags or a ``player:`` header); ValueError for a name that has none."""
+    players = {c.player or c.entry.player for c in choices}
+    for name in names:
+        if name not in players:
+            known = sorted(p for p in players if p)
+            raise ValueError(f"--player {printable(name)}: no game has a player of that name (players: "
+                             f"{printable(', '.join(known)) if known else 'none named'})")
+    return [c for c in choices if (c.player or c.entry.player) in names]
 
 
 class Verifier:
