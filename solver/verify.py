@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+from .adapters import History
 from .analysis import Analyzer, Interval
 from .formats import Entry, PositionFormatError, printable, write_fen
 from .rules import IllegalMoveError, InvalidMoveError, Move, Position, X, side_name
@@ -36,7 +37,7 @@ class Asker(Protocol):
 
     name: str
 
-    def bestmove(self, p: Position) -> str: ...
+    def bestmove(self, p: Position, history: History | None = None) -> str: ...
 
     def close(self) -> None: ...
 
@@ -185,6 +186,7 @@ class Choice:
     position: Position
     move: str | None
     player: str | None
+    history: History | None = None  # the game's start and the moves that reached the position
 
 
 def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[PositionFormatError]]:
@@ -210,7 +212,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
                     errors.append(PositionFormatError(f"game record, move {k + 1}: {exc}", item.source, item.moves_line))
                     break
                 player = item.player or f"{side_name(cur.turn)} in games"
-                out.append(Choice(item, cur, None if ask else text, player))
+                out.append(Choice(item, cur, None if ask else text, player, (p, tuple(item.moves[:k]))))
                 cur = cur.push(move)
             continue
         for side in sides:
@@ -218,7 +220,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
             if q.is_over():
                 continue
             if ask:
-                out.append(Choice(item, q, None, None))
+                out.append(Choice(item, q, None, None, item.history if q == item.position else None))
             elif item.move:
                 out.append(Choice(item, q, item.move, item.player or "moves in the file"))
     return out, errors
@@ -310,7 +312,7 @@ def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifie
             continue
         for asker in askers:
             try:
-                text = asker.bestmove(choice.position)
+                text = asker.bestmove(choice.position, choice.history)
             except EngineError as exc:  # crashed, hung, garbage, or could not start: a problem
                 e = choice.entry
                 add(Check(asker.name, e.source, e.line, e.name, choice.position, "", problem=str(exc)))
