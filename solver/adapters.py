@@ -41,7 +41,8 @@ from .rules import IllegalMoveError, InvalidMoveError, O, X, Position
 from .uai import EngineError, EngineProtocolError, EngineTerminatedError, EngineTimeoutError, UAIEngine
 
 CS61B_SIZE = 7
-_CS61B_ANSWER = re.compile(r"\b(Red|Blue) (?:moves ([a-g][1-7])-([a-g][1-7])|passes)\b", re.IGNORECASE)
+_CS61B_SAYS = re.compile(r"\b(?:Red|Blue) (?:moves|passes)\b", re.IGNORECASE)  # an answer, well formed or not
+_CS61B_ANSWER = re.compile(r"\b(Red|Blue) (?:moves ([a-g][1-7])-([a-g][1-7])|passes)\.?\s*$", re.IGNORECASE)
 _CS61B_OVER = re.compile(r"\b(?:(Red|Blue) wins|Draw)\b", re.IGNORECASE)
 _COLON_MOVE = re.compile(r"\s*([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}):?\s*")
 
@@ -143,18 +144,21 @@ class CS61BProgram:
         mover, other = ("red", "blue") if p.turn == X else ("blue", "red")
         for command in (f"auto {mover}", f"manual {other}", "start"):
             proc._send(command)
-        lines = proc._read_until(lambda line: bool(_CS61B_ANSWER.search(line) or _CS61B_OVER.search(line)),
+        lines = proc._read_until(lambda line: bool(_CS61B_SAYS.search(line) or _CS61B_OVER.search(line)),
                                  proc.timeout, "start")
         last = lines[-1]
         found = _CS61B_ANSWER.search(last)
         if found is None:
             proc._kill()
+            if _CS61B_SAYS.search(last):
+                raise EngineProtocolError(f"unparsable answer {quote(last[:80])} (restarted)")
             raise EngineProtocolError(f"the program says the game is over ({quote(last[:80])}) where "
-                                      f"{mover} has a move (restarted)")
+                                      f"{mover.capitalize()} has a move (restarted)")
         side = X if found.group(1).lower() == "red" else O
         if side != p.turn:
             proc._kill()
-            raise EngineProtocolError(f"{found.group(1)} moved where {mover} is to move (restarted)")
+            raise EngineProtocolError(f"{found.group(1).capitalize()} moved where {mover.capitalize()} is to move "
+                                      "(restarted)")
         return "-" if found.group(2) is None else f"{found.group(2).lower()}-{found.group(3).lower()}"
 
     def _check_dump(self, p: Position, rows: list[str]) -> None:

@@ -42,7 +42,7 @@ from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, default_memory_budget, parse_size
-from .notation import signed
+from .notation import NOTATIONS, Notation, signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
 from .pgn import Pick, parse_empty_range
@@ -106,6 +106,13 @@ def add_game_options(p: argparse.ArgumentParser, default: str) -> None:
                    help=f"PGN games: the position after N plies of each game (default: {default})")
     p.add_argument("--empty", type=_empty_squares, metavar="A-B",
                    help="PGN games: every position with A to B empty squares (with --ply: that one, if in range)")
+
+
+def add_notation_option(p: argparse.ArgumentParser) -> None:
+    """``--notation uai|cs61b``: how moves and sides are written for people."""
+    p.add_argument("--notation", default="uai", choices=NOTATIONS,
+                   help="how moves and sides are written: uai (b6, a7c5, 0000; X and O; the default) or cs61b "
+                        "(a7-b6, a7-c5, -; red and blue, as Berkeley's CS 61B Ataxx writes them)")
 
 
 def game_pick(args: argparse.Namespace, every: bool = False) -> Pick:
@@ -244,6 +251,7 @@ def _add_solve(commands: _Commands) -> _Parser:
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "the final position")
+    add_notation_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--value", action="store_true",
@@ -433,7 +441,7 @@ def _print_report(args: argparse.Namespace, report: Report) -> None:
     if args.json:
         print(json.dumps(report_json(report, args.moves)))
     else:
-        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree"))
+        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree", notation=Notation(args.notation)))
         print()
     sys.stdout.flush()
 
@@ -825,6 +833,7 @@ def _add_verify(commands: _Commands) -> None:
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
+    add_notation_option(p)
     p.set_defaults(run=verify_command, parser=p)
 
 
@@ -869,7 +878,10 @@ def verify_command(args: argparse.Namespace) -> int:
                     progress=view, tables=tables)
     verifier = Verifier(solver)
 
+    notation = Notation(args.notation)
+
     def show(c: Check) -> None:
+        c = c.written(notation)
         done[0] += 1
         if view is not None:
             view.close()
@@ -903,7 +915,8 @@ def verify_command(args: argparse.Namespace) -> int:
                 a.close()
     if interrupted:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
-    summaries = summarise(checks, players=[a.name for a in askers])
+    checks = [c.written(notation) for c in checks]
+    summaries = summarise(checks, players=[notation.words(a.name) for a in askers])
     if args.json:
         print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
     else:

@@ -21,12 +21,13 @@ that fails: :class:`solver.uai.EngineError`, a crash, a hang or garbage) gets a
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence
 
 from .adapters import History
 from .analysis import Analyzer, Interval
 from .formats import Entry, PositionFormatError, printable, write_fen
+from .notation import Notation
 from .rules import IllegalMoveError, InvalidMoveError, Move, Position, X, side_name
 from .solving import Solver
 from .uai import EngineError
@@ -74,6 +75,14 @@ class Check:
         """``file:line``, and the position's name when it has one (a game's position is named
         ``game 3 (Alice vs Bob), ply 12``: the moves of a PGN game often share one line)."""
         return f"{self.source}:{self.line}" + (f": {self.name}" if self.name else "")
+
+    def written(self, notation: Notation) -> "Check":
+        """This check with its moves (the move, the best move) and the sides in its player's name
+        written in ``notation`` (:class:`~solver.notation.Notation`: cs61b writes ``a7-b6``, red, blue)."""
+        if notation.name == "uai":
+            return self
+        return replace(self, player=notation.words(self.player), move=notation.move_text(self.position, self.move),
+                       best_move=None if self.best_move is None else notation.move_text(self.position, self.best_move))
 
     def to_json(self) -> dict:
         out = {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
