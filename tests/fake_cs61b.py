@@ -16,7 +16,7 @@ good (the solver's best move: small positions only), illegal (onto an occupied s
 (a line that is not a move), hang (nothing, ever), crash (exits at once), noblock (ignores
 `block`, so its dump is not the game's board), wrongside (names the other colour), over (says
 `Draw.` instead of moving), or a comma-separated cycle of these, one per move. With FILE, the
-mode is played only the first time (when FILE does not exist yet; it creates it), then good.
+mode is played only the first time (when FILE does not exist yet; it creates it), then first.
 """
 
 import os
@@ -84,7 +84,7 @@ def main() -> None:
             asked += 1
             if once is not None:
                 if once.exists():
-                    mode = "good"
+                    mode = "first"
                 else:
                     once.write_text("done")
             legal = p.legal_moves()
