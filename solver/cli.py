@@ -439,7 +439,7 @@ def solve_command(args: argparse.Namespace) -> int:
 
 def _print_report(args: argparse.Namespace, report: Report) -> None:
     if args.json:
-        print(json.dumps(report_json(report, args.moves)))
+        print(json.dumps(report_json(report, args.moves, Notation(args.notation))))
     else:
         print(report_text(report, args.moves, orth_tree=args.orth_format == "tree", notation=Notation(args.notation)))
         print()
@@ -646,6 +646,7 @@ def _add_batch(commands: _Commands) -> None:
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "the final position")
+    add_notation_option(p)
     add_solver_options(p)
     p.set_defaults(run=batch_command, parser=p)
 
@@ -659,7 +660,8 @@ def batch_command(args: argparse.Namespace) -> int:
     open_tables(args.tables, "ataxx-solve batch")  # check the directory once, here
     cache = None if args.tables else _open_cache(args)  # answers from tables are not worth caching
     limits_of(args)  # (--nodes with --threads is refused here)
-    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
+    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes,
+                      notation=args.notation)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn

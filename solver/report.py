@@ -295,15 +295,16 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
 
 # -- JSON -----------------------------------------------------------------------------------------
 
-def move_json(m: MoveInfo) -> dict:
-    return {"move": m.name, "value": m.value, "outcome": Evaluation(m.value, None if m.depth is None else 0).outcome,
+def move_json(m: MoveInfo, name: str | None = None) -> dict:
+    return {"move": m.name if name is None else name, "value": m.value, "outcome": Evaluation(m.value, None if m.depth is None else 0).outcome,
             "depth": m.depth, "optimal": m.optimal, "preferred": m.preferred, "dominated": m.dominated,
             "stops": None if m.stops is None else {"x": m.stops[0], "o": m.stops[1]}}
 
 
-def side_json(s: SideResult, show_moves: bool = False) -> dict:
+def side_json(s: SideResult, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> dict:
     """One side's facts: ``lower``, ``upper``, ``exact`` always; ``value`` only when exact; ``depth``
-    only when known (null: infinite play); the rest when the analysis got that far."""
+    only when known (null: infinite play); the rest when the analysis got that far. The moves
+    are written in ``notation`` (the keys are the same in every notation)."""
     iv = s.interval
     out: dict = {"lower": iv.lower, "upper": iv.upper, "exact": iv.exact}
     if iv.exact:
@@ -312,24 +313,24 @@ def side_json(s: SideResult, show_moves: bool = False) -> dict:
     out["outcome"] = ev.outcome if ev is not None else iv.outcome
     if ev is not None:
         out["depth"] = ev.depth
-    out["best_move"] = s.best_move_name
+    out["best_move"] = None if s.best_move is None else notation.move(s.position, s.best_move)
     vacuous = -iv.squares if s.side == X else iv.squares  # a bound that says nothing
     if s.best_move is not None and s.best_bound is not None and s.best_bound != vacuous:
         out["best_move_bound"] = {"lower" if s.side == X else "upper": s.best_bound}
     if s.optimal_moves is not None:
-        out["optimal_moves"] = s.optimal_names
+        out["optimal_moves"] = [notation.move(s.position, m) for m in s.optimal_moves]
     if s.line is not None:
-        out["pv"] = s.line.names()
+        out["pv"] = notation.line(s.line.start, s.line.moves)
         out["pv_repeats"] = s.line.repeated
     if s.stopped is not None:
         out["stopped"] = s.stopped
     out["nodes"] = s.nodes
     if show_moves and s.moves:
-        out["moves"] = [move_json(m) for m in s.moves]
+        out["moves"] = [move_json(m, notation.move(s.position, m.move)) for m in s.moves]
     return out
 
 
-def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
+def report_json(report: Report, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> dict[str, Any]:
     e = report.entry
     p = e.position
     out: dict[str, Any] = {
@@ -342,7 +343,7 @@ def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
         "cols": p.board.cols,
         "grid": write_grid(p).split("\n"),
         "counter": p.counter,
-        "sides": {s.side.value: side_json(s, show_moves) for s in report.sides},
+        "sides": {s.side.value: side_json(s, show_moves, notation) for s in report.sides},
     }
     board = report.board
     if board is not None:

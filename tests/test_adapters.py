@@ -82,6 +82,21 @@ def test_solve_with_cs61b_notation(tmp_path, capsys):
     assert "  line: a3-b2 - b2-a1 - a1-a2 - a1-b1 - a2-b3 - b1-c2 - b2-c3 (ends +9)" in out
 
 
+def test_json_and_batch_with_cs61b_notation(tmp_path, capsys):
+    f = _file(tmp_path, "p.txt", "to-move: x\nx..\n...\n..o\n")
+    assert main(["solve", f, "--json", "--notation", "cs61b", "--solver", "reference"]) == 0
+    side = json.loads(capsys.readouterr().out)["sides"]["x"]
+    assert (side["best_move"], side["optimal_moves"], side["pv"][:3]) == ("a3-b2", ["a3-b2", "a3-b1", "a3-c2"],
+                                                                        ["a3-b2", "-", "b2-a1"])
+    prints = []
+    for notation in ("cs61b", "uai"):
+        assert main(["batch", f, "--no-cache", "--jobs", "1", "--notation", notation, "--solver", "reference"]) == 0
+        rec = json.loads(capsys.readouterr().out.splitlines()[0])
+        prints.append(rec["fingerprint"])
+        assert rec["sides"]["x"]["best_move"] == ("a3-b2" if notation == "cs61b" else "b2")
+    assert prints[0] != prints[1]  # a resumed --out never mixes notations
+
+
 # -- the CS 61B language ----------------------------------------------------------------------------
 
 def test_cs61b_setup_commands():
