@@ -823,11 +823,13 @@ def _add_verify(commands: _Commands) -> None:
                     f"{MAX_ANSWER_BYTES // (1 << 20)} MiB per answer; more is a problem and the engine is restarted.")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
     p.add_argument("--engine", action="append", default=[], metavar="CMD",
-                   help="a player to audit: a UAI engine command, or builtin:random|greedy|buchheit|gataxx|alphabeta:D "
+                   help="a player to audit: a UAI engine command, builtin:random|greedy|buchheit|gataxx|alphabeta:D, "
+                        "cs61b:CMD (a program in CS 61B's Ataxx language: checks games, PGN or moves:) or colon:CMD "
+                        "(a minimax-assignment program: a colon grid in, x0:y0:x1:y1: out, run per position) "
                         "(repeat for several)")
     p.add_argument("--go", default="depth 6", help="the UAI go arguments, one line (default: 'depth 6')")
     p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                   help="how long a UAI engine may take per move before it counts as hung (default 10)")
+                   help="how long an engine or program may take per move before it counts as hung (default 10)")
     add_solver_options(p, engine_is_player=True)  # --engine names the players here
     p.add_argument("--seed", type=_whole(0, MAX_SEED), default=0,
                    help="seed of the built-in players' random choices (default 0)")
