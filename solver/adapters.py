@@ -21,7 +21,9 @@
   no legal move, the pass is answered without running the program (the assignment has no word
   for it).
 
-Both are bounded as the UAI client (:mod:`solver.uai`) is, and fail with its typed errors: a
+Both are bounded as the UAI client (:mod:`solver.uai`) is (a CS 61B program's first answer after
+it starts may take the client's start-up time, 10 s, if that is longer than the move time; a colon
+program's time counts from its start), and fail with its typed errors: a
 program that exits (or exits with a non-zero status) raises
 :class:`~solver.uai.EngineTerminatedError`, one that does not answer in time
 :class:`~solver.uai.EngineTimeoutError`, one that answers something else
@@ -134,11 +136,13 @@ class CS61BProgram:
         or the UAI client's :class:`~solver.uai.EngineError` subclasses."""
         setup = cs61b_commands(p, history, self.seed)
         proc = self.process
+        wait = proc.timeout
         if proc.proc is None:
             proc._start()
+            wait = max(wait, proc.startup_timeout)  # the first answer waits for the program to start too
         for command in setup + ["dump"]:
             proc._send(command)
-        proc._read_until(lambda line: line.strip().endswith("==="), proc.timeout, "dump")
+        proc._read_until(lambda line: line.strip().endswith("==="), wait, "dump")
         rows = proc._read_until(lambda line: line.strip().endswith("==="), proc.timeout, "dump")
         self._check_dump(p, ["==="] + rows)
         mover, other = ("red", "blue") if p.turn == X else ("blue", "red")
@@ -168,7 +172,7 @@ class CS61BProgram:
         except PositionFormatError as exc:
             self.process._kill()
             raise EngineProtocolError(f"unreadable dump: {exc} (restarted)") from None
-        if (board.blocks, x, o) != (p.board.blocks, p.x, p.o) or (board.rows, board.cols) != (p.board.rows, p.board.cols):
+        if (board, x, o) != (p.board, p.x, p.o):
             self.process._kill()
             raise EngineProtocolError("the program's board after the setup (its dump) is not the game's position "
                                       "(restarted)")
