@@ -56,6 +56,7 @@ from .formats import Entry, PositionFormatError, read_file, write_fen
 from .pgn import Pick
 from .limits import Limits
 from .oracle import Progress
+from .notation import Notation
 from .report import BoardResult, Report, SideResult, side_json
 from .rules import CLASSIC, Rules, Side, X, side_name
 from .solving import Solver, check_expect
@@ -87,6 +88,7 @@ class Options:
     orth_depth: int | None = None
     tables: str | None = None  # a tablebase directory to answer from
     nodes: int | None = None   # a node budget per position, on one thread (Limits.nodes)
+    notation: str = "uai"      # how the records write moves (solver.notation.NOTATIONS)
 
 
 @dataclass
@@ -150,8 +152,9 @@ def _facts(source: str, line: Any, name: str | None, fen: str, rules: str, sides
     """What :func:`fingerprint` digests."""
     # Options holds plain values only: vars() is its asdict(), at a fraction of the cost
     return {"format": RECORD_FORMAT, "file": source, "line": line, "name": name, "fen": fen, "rules": rules,
-            "sides": sides, "expect": expect, "options": {k: v for k, v in vars(options).items()
-                                                          if v is not None or k != "nodes"}}  # (as before --nodes)
+            "sides": sides, "expect": expect,
+            "options": {k: v for k, v in vars(options).items()  # (as before --nodes and --notation)
+                        if not (k == "nodes" and v is None) and not (k == "notation" and v == "uai")}}
 
 
 def _base(entry: Entry, options: Options) -> dict:
@@ -168,7 +171,7 @@ def record(report: Report, options: Options, seconds: float) -> dict:
     facts, the ``expect:`` check, ``ok`` (solved exactly, every expectation met) and why not."""
     entry = report.entry
     rec = _base(entry, options)
-    rec["sides"] = {s.side.value: side_json(s) for s in report.sides}
+    rec["sides"] = {s.side.value: side_json(s, notation=Notation(options.notation)) for s in report.sides}
     rec["solver"] = report.solver
     rec["states"] = report.states
     if report.board is not None:
@@ -584,7 +587,8 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
     items: list = []  # an Entry, a PositionFormatError or an int: a record of bulk_lines
     tablebase = _tables(options.tables) if cache is None and rules.name == CLASSIC.name else None
     for f in files:
-        lines = read_fen_lines(f, fmt, rules) if tablebase is not None else None
+        # (the bulk path writes moves in the SPEC's notation only)
+        lines = read_fen_lines(f, fmt, rules) if tablebase is not None and options.notation == "uai" else None
         if lines is None:
             items.extend(read_file(f, fmt, rules, pick))
         else:

@@ -44,7 +44,7 @@ from .gamevalue import DEFAULT_MAX_STATES, MAX_SQUARES
 from .formats import (FORMATS, MAX_GAME_MOVES, Entry, PositionFormatError, parse_position, parse_whole, printable, quote, read_file,
                       read_text, write_fen)
 from .limits import Limits, default_memory_budget, parse_size
-from .notation import signed
+from .notation import NOTATIONS, Notation, signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
 from .pgn import Pick, parse_empty_range
@@ -110,6 +110,13 @@ def add_game_options(p: argparse.ArgumentParser, default: str) -> None:
                    help=f"PGN games: the position after N plies of each game (default: {default})")
     p.add_argument("--empty", type=_empty_squares, metavar="A-B",
                    help="PGN games: every position with A to B empty squares (with --ply: that one, if in range)")
+
+
+def add_notation_option(p: argparse.ArgumentParser) -> None:
+    """``--notation uai|cs61b``: how moves and sides are written for people."""
+    p.add_argument("--notation", default="uai", choices=NOTATIONS,
+                   help="how moves and sides are written: uai (b6, a7c5, 0000; X and O; the default) or cs61b "
+                        "(a7-b6, a7-c5, -; red and blue, as Berkeley's CS 61B Ataxx writes them)")
 
 
 def game_pick(args: argparse.Namespace, every: bool = False) -> Pick:
@@ -248,6 +255,7 @@ def _add_solve(commands: _Commands) -> _Parser:
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "the final position")
+    add_notation_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
     p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
     p.add_argument("--value", action="store_true",
@@ -435,9 +443,9 @@ def solve_command(args: argparse.Namespace) -> int:
 
 def _print_report(args: argparse.Namespace, report: Report) -> None:
     if args.json:
-        print(json.dumps(report_json(report, args.moves)))
+        print(json.dumps(report_json(report, args.moves, Notation(args.notation))))
     else:
-        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree"))
+        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree", notation=Notation(args.notation)))
         print()
     sys.stdout.flush()
 
@@ -648,6 +656,7 @@ def _add_batch(commands: _Commands) -> None:
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "the final position")
+    add_notation_option(p)
     add_solver_options(p)
     p.set_defaults(run=batch_command, parser=p)
 
@@ -673,7 +682,8 @@ def batch_command(args: argparse.Namespace) -> int:
     # answers from tables are not worth caching; the cache keeps the preferred moves, not every optimal one (--epd)
     cache = None if args.tables or args.epd else _open_cache(args)
     limits_of(args)  # (--nodes with --threads is refused here)
-    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes)
+    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes,
+                      notation=args.notation)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
@@ -844,11 +854,13 @@ def _add_verify(commands: _Commands) -> None:
                     f"{MAX_ANSWER_BYTES // (1 << 20)} MiB per answer; more is a problem and the engine is restarted.")
     p.add_argument("files", nargs="+", metavar="FILE", help="position files")
     p.add_argument("--engine", action="append", default=[], metavar="CMD",
-                   help="a player to audit: a UAI engine command, or builtin:random|greedy|buchheit|gataxx|alphabeta:D "
+                   help="a player to audit: a UAI engine command, builtin:random|greedy|buchheit|gataxx|alphabeta:D, "
+                        "cs61b:CMD (a program in CS 61B's Ataxx language: checks games, PGN or moves:) or colon:CMD "
+                        "(a minimax-assignment program: a colon grid in, x0:y0:x1:y1: out, run per position) "
                         "(repeat for several)")
     p.add_argument("--go", default="depth 6", help="the UAI go arguments, one line (default: 'depth 6')")
     p.add_argument("--move-timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                   help="how long a UAI engine may take per move before it counts as hung (default 10)")
+                   help="how long an engine or program may take per move before it counts as hung (default 10)")
     add_solver_options(p, engine_is_player=True)  # --engine names the players here
     p.add_argument("--seed", type=_whole(0, MAX_SEED), default=0,
                    help="seed of the built-in players' random choices (default 0)")
@@ -864,6 +876,7 @@ def _add_verify(commands: _Commands) -> None:
                         "only where this player was to move")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
+    add_notation_option(p)
     p.set_defaults(run=verify_command, parser=p)
 
 
@@ -924,7 +937,10 @@ def verify_command(args: argparse.Namespace) -> int:
                     progress=view, tables=tables)
     verifier = Verifier(solver)
 
+    notation = Notation(args.notation)
+
     def show(c: Check) -> None:
+        c = c.written(notation)
         done[0] += 1
         if view is not None:
             view.close()
@@ -960,7 +976,9 @@ def verify_command(args: argparse.Namespace) -> int:
         _say(f"ataxx-solve verify: interrupted after {len(checks)} check(s); the summary covers those")
     for line in ce_mismatches(items, checks):  # an EPD suite's ce against the proved value
         print(printable(line))
-    summaries = summarise(checks, players=[a.name for a in askers])
+    games_checks = checks  # the annotated PGN keeps PGN's moves, whatever --notation prints
+    checks = [c.written(notation) for c in checks]
+    summaries = summarise(checks, players=[notation.words(a.name) for a in askers])
     if args.json:
         print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
     else:
@@ -979,7 +997,7 @@ def verify_command(args: argparse.Namespace) -> int:
     if args.annotate:
         try:
             check_output(args.annotate, args.files, is_annotated_pgn, what="annotated PGN")
-            replace_file(args.annotate, [annotated_pgn(games, checks)])
+            replace_file(args.annotate, [annotated_pgn(games, games_checks)])
         except OutputError as exc:
             _say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT

@@ -85,6 +85,7 @@ class Entry:
     moves: list[str] | None = None
     player: str | None = None  # who chose ``move`` or played the game (verify)
     moves_line: int | None = None  # the line of the game record (``moves``)
+    history: tuple[Position, tuple[str, ...]] | None = None  # a game's start and the moves that reached position
 
     @property
     def is_board(self) -> bool:
@@ -441,7 +442,8 @@ def game_entries(game: Game, pick: Pick | None = None, source: str = "<input>") 
         line = game.move_lines[k] if k < game.plies else (game.move_lines[-1] if game.move_lines else game.line)
         player = game.player(k) or f"{'Black' if p.turn == X else 'White'} ({p.turn.name}) in games"
         out.append(Entry(p, (p.turn,), source, line, f"{game.label}, ply {k}",
-                         move=game.moves[k] if k < game.plies else None, player=player))
+                         move=game.moves[k] if k < game.plies else None, player=player,
+                         history=(game.start, tuple(game.moves[:k]))))
     return out
 
 

@@ -11,12 +11,27 @@ split gets the most slashes), ``3||2|1``; :func:`tree_lines` as an indented tree
 '5|1||-5'
 >>> str(Split(Number(3), Split(Number(2), Number(1))))
 '3||2|1'
+
+Moves and sides are written in one of :data:`NOTATIONS` (:class:`Notation`): ``uai``, the
+project's own (SPEC section 2: ``b6``, ``a7c5``, ``0000``; sides X and O), or ``cs61b``, the
+words of Berkeley's CS 61B Ataxx: every move from a square to a square, ``a7-b6`` for a clone
+(from the first of the mover's pieces next to the destination, files then ranks: a1, a2, ...,
+b1, ...), ``a7-c5`` for a jump, ``-`` for a pass; X (the first mover) is red, O is blue.
+
+>>> from .rules import Position
+>>> p = Position.start(7, 7)
+>>> [CS61B_NOTATION.move(p, p.parse_move(t)) for t in ("b6", "a7c5")], CS61B_NOTATION.side(p.turn)
+(['a7-b6', 'a7-c5'], 'Red')
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
+
+from .board import squares_of
+from .rules import X, Move, Position, Side
 
 
 @dataclass(frozen=True)
@@ -141,3 +156,76 @@ def tree_lines(g: Game, width: int = 100, inline: int = 2) -> list[str]:
         return ([line.rstrip()] if label else []) + walk(g.left, inner, "X: ") + walk(g.right, inner, "O: ")
 
     return walk(g, 0, "")
+
+
+# -- move and side notation -------------------------------------------------------------------------
+
+NOTATIONS = ("uai", "cs61b")
+_SIDE_WORD = re.compile(r"\b[XO]\b")
+
+
+def cs61b_move(p: Position, move: Move) -> str:
+    """``move`` of ``p`` in CS 61B's notation: ``a7-b6`` (a clone, from the first of the mover's
+    pieces next to the destination in notation order: files, then ranks), ``a7-c5`` (a jump),
+    ``-`` (a pass)."""
+    board = p.board
+    if move.is_pass:
+        return "-"
+    frm = move.frm
+    if move.is_clone:
+        near = [sq for sq in squares_of(board.neighbours[move.to] & p.pieces(p.turn))]
+        if not near:
+            raise ValueError(f"{board.square_name(move.to)}: no piece of {p.turn.name} next to it")
+        frm = min(near, key=lambda sq: (board.file_of(sq), board.rank_of(sq)))
+    return f"{board.square_name(frm)}-{board.square_name(move.to)}"
+
+
+@dataclass(frozen=True)
+class Notation:
+    """How moves and sides are written for people: ``uai`` (``b6``, ``a7c5``, ``0000``; X and O)
+    or ``cs61b`` (``a7-b6``, ``a7-c5``, ``-``; red and blue)."""
+
+    name: str = "uai"
+
+    def __post_init__(self) -> None:
+        if self.name not in NOTATIONS:
+            raise ValueError(f"unknown notation {self.name[:20]!r} (known: {', '.join(NOTATIONS)})")
+
+    def move(self, p: Position, move: Move) -> str:
+        """``move``, legal in ``p``, written in this notation."""
+        return cs61b_move(p, move) if self.name == "cs61b" else p.move_name(move)
+
+    def move_text(self, p: Position, text: str) -> str:
+        """A move as written anywhere (any notation the rules read) rewritten in this one; text
+        that is not a legal move of ``p`` is returned as it is."""
+        if self.name == "uai" or not text:
+            return text
+        try:
+            return self.move(p, p.parse_move(text))
+        except ValueError:
+            return text
+
+    def line(self, p: Position, moves: list[Move]) -> list[str]:
+        """The names of a line of moves played from ``p``."""
+        out = []
+        for m in moves:
+            out.append(self.move(p, m))
+            p = p.push(m)
+        return out
+
+    def side(self, side: Side) -> str:
+        """'X' or 'O'; 'Red' or 'Blue'."""
+        if self.name == "cs61b":
+            return "Red" if side == X else "Blue"
+        return side.name
+
+    def words(self, text: str) -> str:
+        """``text`` with the words X and O (the sides) as this notation names them: 'X wins by 3'
+        is 'red wins by 3' in cs61b."""
+        if self.name == "uai":
+            return text
+        return _SIDE_WORD.sub(lambda m: "red" if m.group(0) == "X" else "blue", text)
+
+
+UAI_NOTATION = Notation("uai")
+CS61B_NOTATION = Notation("cs61b")

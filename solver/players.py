@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 
+from .adapters import ColonProgram, CS61BProgram, History, make_program
 from .board import popcount
 from .rules import X, Move, Position, Side
 from .uai import UAIEngine
@@ -155,7 +156,7 @@ class BuiltinAsker:
         self.player = make_player(spec, seed)
         self.name = repr(self.player)  # builtin:NAME, as make_player read it
 
-    def bestmove(self, p: Position) -> str:
+    def bestmove(self, p: Position, history: History | None = None) -> str:
         return p.move_name(self.player.choose(p))
 
     def close(self) -> None:
@@ -169,8 +170,8 @@ class EngineAsker:
         self.engine = UAIEngine(command, go=go, timeout=timeout)
         self.name = command
 
-    def bestmove(self, p: Position) -> str:
-        """The engine's answer; raises :class:`solver.uai.EngineError` (its subclasses say whether
+    def bestmove(self, p: Position, history: History | None = None) -> str:
+        """The engine's answer (the position is sent as a FEN: ``history`` is not needed); raises :class:`solver.uai.EngineError` (its subclasses say whether
         the engine crashed, hung or answered garbage)."""
         return self.engine.bestmove(p.fen())
 
@@ -178,10 +179,15 @@ class EngineAsker:
         self.engine.close()
 
 
-def make_asker(spec: str, seed: int | None = 0, go: str = "depth 6", timeout: float = 10.0) -> BuiltinAsker | EngineAsker:
-    """A player to ask for moves: ``builtin:NAME`` (:func:`make_player`) or a UAI engine command
+def make_asker(spec: str, seed: int | None = 0, go: str = "depth 6",
+               timeout: float = 10.0) -> BuiltinAsker | EngineAsker | CS61BProgram | ColonProgram:
+    """A player to ask for moves: ``builtin:NAME`` (:func:`make_player`), ``cs61b:CMD`` or
+    ``colon:CMD`` (a program in those languages: :mod:`solver.adapters`), or a UAI engine command
     (started at the first question; ``go`` its search arguments, ``timeout`` per move). Raises
     ValueError for a spec that names no player (the message says why)."""
     if spec.strip().lower().startswith("builtin:"):
         return BuiltinAsker(spec, seed)
+    program = make_program(spec, seed, timeout)
+    if program is not None:
+        return program
     return EngineAsker(spec, go, timeout)

@@ -17,9 +17,9 @@ from .analysis import OUTCOME_CLASSES, Evaluation, Interval, Line, MoveInfo, Sum
 from .certificate import Claim
 from .formats import Entry, printable, write_fen, write_grid
 from .gamevalue import GameValue
-from .notation import Game, game_name, game_to_json, marks, signed, tree_lines
+from .notation import UAI_NOTATION, Game, Notation, game_name, game_to_json, marks, signed, tree_lines
 from .oracle import STOP_REASONS
-from .rules import X, Move, Position, Side, side_name
+from .rules import X, Move, Position, Side
 
 
 @dataclass
@@ -153,22 +153,23 @@ def _depth_text(depth: int | None) -> str:
     return "infinite" if depth is None else str(depth)
 
 
-def line_text(line: Line) -> str:
-    names = " ".join(line.names()) or "(no moves: the game is over)"
+def line_text(line: Line, notation: Notation = UAI_NOTATION) -> str:
+    names = " ".join(notation.line(line.start, line.moves)) or "(no moves: the game is over)"
     if line.repeated:
         return f"{names} (repeats: play goes on forever)"
     end = line.end.result()
     return f"{names} (ends {signed(end)})" if line.moves and end is not None else names
 
 
-def move_table_text(side: SideResult) -> list[str]:
+def move_table_text(side: SideResult, notation: Notation = UAI_NOTATION) -> list[str]:
     rows = []
-    width = max((len(m.name) for m in side.moves), default=4)
-    for m in side.moves:
+    names = [notation.move(side.position, m.move) for m in side.moves]
+    width = max((len(n) for n in names), default=4)
+    for m, name in zip(side.moves, names):
         mark = "*" if m.preferred else "=" if m.optimal else " "
         note = f"  stops {signed(m.stops[0])}/{signed(m.stops[1])}" if m.stops else ""
         note += " dominated" if m.dominated else ""
-        rows.append(f"    {mark} {m.name:<{width}}  {signed(m.value):>4}  {m.describe():<24} "
+        rows.append(f"    {mark} {name:<{width}}  {signed(m.value):>4}  {notation.words(m.describe()):<24} "
                     f"depth {_depth_text(m.depth)}{note}")
     return rows
 
@@ -187,22 +188,29 @@ def stop_text(s: SideResult) -> str:
     return f"{text} ({hint})" if hint else text
 
 
-def side_text(s: SideResult, show_moves: bool = False) -> list[str]:
+def side_text(s: SideResult, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> list[str]:
+    """The lines about one side to move; ``notation`` writes its moves and names its sides."""
+    return [notation.words(line) for line in _side_lines(s, show_moves, notation)]
+
+
+def _side_lines(s: SideResult, show_moves: bool, notation: Notation) -> list[str]:
     out = []
-    name = side_name(s.side)
+    name = notation.side(s.side)
     ev = s.evaluation
+    best_name = None if s.best_move is None else notation.move(s.position, s.best_move)
+    optimal = [notation.move(s.position, m) for m in s.optimal_moves or []]
     if ev is not None and s.line is not None:
         out.append(f"{name} to move: {ev.describe()} (value {signed(ev.value)}), depth {_depth_text(ev.depth)}")
         if s.best_move is not None:
-            others = [n for n in s.optimal_names if n != s.best_move_name]
+            others = [n for n in optimal if n != best_name]
             extra = f" (also optimal: {', '.join(others)})" if others else ""
-            out.append(f"  best move: {s.best_move_name}{extra}")
-            out.append(f"  line: {line_text(s.line)}")
+            out.append(f"  best move: {best_name}{extra}")
+            out.append(f"  line: {line_text(s.line, notation)}")
         else:
             out.append("  the game is over")
         if show_moves and s.moves:
             out.append("  moves (* preferred, = optimal; stops: the board's values with X / O to move):")
-            out.extend(move_table_text(s))
+            out.extend(move_table_text(s, notation))
         return out
     iv = s.interval
     if iv.exact:
@@ -210,17 +218,17 @@ def side_text(s: SideResult, show_moves: bool = False) -> list[str]:
     else:
         out.append(f"{name} to move: {iv.describe()} (value {iv.text()}, not exact)")
     if iv.exact and s.optimal_moves:
-        names = ", ".join(s.optimal_names)
+        names = ", ".join(optimal)
         out.append(f"  optimal moves: {names} (the preferred one needs the depth)")
     elif s.best_move is not None:
         if iv.exact and s.best_bound == iv.lower:
-            out.append(f"  optimal move: {s.best_move_name} (keeps the value; the preferred one needs the depth)")
+            out.append(f"  optimal move: {best_name} (keeps the value; the preferred one needs the depth)")
         else:
             if s.best_bound is None or abs(s.best_bound) >= iv.squares:
                 proved = "no bound proved for it"
             else:
                 proved = f"value {'at least' if s.side == X else 'at most'} {signed(s.best_bound)}"
-            out.append(f"  best move found: {s.best_move_name} ({proved})")
+            out.append(f"  best move found: {best_name} ({proved})")
     if show_moves:
         out.append("  moves: not computed (each move's value and depth need the analysis that stopped)")
     why = stop_text(s)
@@ -248,20 +256,23 @@ def summary_text(summary: Summary, tree: bool = False, width: int = 100) -> list
     return out
 
 
-def report_text(report: Report, show_moves: bool = False, orth_tree: bool = False) -> str:
+def report_text(report: Report, show_moves: bool = False, orth_tree: bool = False,
+                notation: Notation = UAI_NOTATION) -> str:
+    """The report for people; ``notation`` (:class:`~solver.notation.Notation`) writes the moves
+    and names the sides (cs61b: ``a7-b6``, red and blue)."""
     e = report.entry
     title = e.name or "position"
     out = [f"== {title} ({e.source}:{e.line}) ==", write_grid(e.position, coordinates=True)]
     counter = f", counter {e.position.counter}" if e.position.rules.counter else ""
     out.append(f"rules: {e.position.rules.name}{counter}")
     for s in report.sides:
-        out.extend(side_text(s, show_moves))
+        out.extend(side_text(s, show_moves, notation))
     board = report.board
     if board is not None:
         if board.outcome_class is not None:
             a, b = report.sides[0].interval, report.sides[1].interval
-            out.append(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
-                       f"(X first: {a.text()}, O first: {b.text()})")
+            out.append(notation.words(f"outcome class: {OUTCOME_CLASSES[board.outcome_class]} "
+                                      f"(X first: {a.text()}, O first: {b.text()})"))
         else:
             out.append("outcome class: not proved")
         if board.summary is not None:
@@ -284,15 +295,16 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
 
 # -- JSON -----------------------------------------------------------------------------------------
 
-def move_json(m: MoveInfo) -> dict:
-    return {"move": m.name, "value": m.value, "outcome": Evaluation(m.value, None if m.depth is None else 0).outcome,
+def move_json(m: MoveInfo, name: str | None = None) -> dict:
+    return {"move": m.name if name is None else name, "value": m.value, "outcome": Evaluation(m.value, None if m.depth is None else 0).outcome,
             "depth": m.depth, "optimal": m.optimal, "preferred": m.preferred, "dominated": m.dominated,
             "stops": None if m.stops is None else {"x": m.stops[0], "o": m.stops[1]}}
 
 
-def side_json(s: SideResult, show_moves: bool = False) -> dict:
+def side_json(s: SideResult, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> dict:
     """One side's facts: ``lower``, ``upper``, ``exact`` always; ``value`` only when exact; ``depth``
-    only when known (null: infinite play); the rest when the analysis got that far."""
+    only when known (null: infinite play); the rest when the analysis got that far. The moves
+    are written in ``notation`` (the keys are the same in every notation)."""
     iv = s.interval
     out: dict = {"lower": iv.lower, "upper": iv.upper, "exact": iv.exact}
     if iv.exact:
@@ -301,24 +313,24 @@ def side_json(s: SideResult, show_moves: bool = False) -> dict:
     out["outcome"] = ev.outcome if ev is not None else iv.outcome
     if ev is not None:
         out["depth"] = ev.depth
-    out["best_move"] = s.best_move_name
+    out["best_move"] = None if s.best_move is None else notation.move(s.position, s.best_move)
     vacuous = -iv.squares if s.side == X else iv.squares  # a bound that says nothing
     if s.best_move is not None and s.best_bound is not None and s.best_bound != vacuous:
         out["best_move_bound"] = {"lower" if s.side == X else "upper": s.best_bound}
     if s.optimal_moves is not None:
-        out["optimal_moves"] = s.optimal_names
+        out["optimal_moves"] = [notation.move(s.position, m) for m in s.optimal_moves]
     if s.line is not None:
-        out["pv"] = s.line.names()
+        out["pv"] = notation.line(s.line.start, s.line.moves)
         out["pv_repeats"] = s.line.repeated
     if s.stopped is not None:
         out["stopped"] = s.stopped
     out["nodes"] = s.nodes
     if show_moves and s.moves:
-        out["moves"] = [move_json(m) for m in s.moves]
+        out["moves"] = [move_json(m, notation.move(s.position, m.move)) for m in s.moves]
     return out
 
 
-def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
+def report_json(report: Report, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> dict[str, Any]:
     e = report.entry
     p = e.position
     out: dict[str, Any] = {
@@ -331,7 +343,7 @@ def report_json(report: Report, show_moves: bool = False) -> dict[str, Any]:
         "cols": p.board.cols,
         "grid": write_grid(p).split("\n"),
         "counter": p.counter,
-        "sides": {s.side.value: side_json(s, show_moves) for s in report.sides},
+        "sides": {s.side.value: side_json(s, show_moves, notation) for s in report.sides},
     }
     board = report.board
     if board is not None:

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -168,7 +168,8 @@ class UAIEngine:
 
     # -- process ------------------------------------------------------------------------------
 
-    def _start(self) -> None:
+    def _spawn(self) -> None:
+        """Start the program (in a session of its own) and the thread that reads its output."""
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL, start_new_session=True)
@@ -178,6 +179,9 @@ class UAIEngine:
         self.lines = queue.Queue(QUEUE_LINES)
         self.stop = threading.Event()
         threading.Thread(target=self._reader, args=(self.proc.stdout, self.lines, self.stop), daemon=True).start()
+
+    def _start(self) -> None:
+        self._spawn()
         self._send("uai")
         for line in self._until("uaiok", self.startup_timeout, "uai"):
             if line.startswith("id name "):
@@ -237,8 +241,26 @@ class UAIEngine:
             raise EngineTerminatedError("the engine crashed (its input is closed)") from None
 
     def _until(self, token: str, timeout: float, what: str) -> list[str]:
-        """Lines up to the first one starting with ``token`` (returned last)."""
-        seen = []
+        """Lines up to the first one starting with ``token`` (returned last); lines that are
+        not UAI are logged."""
+        def match(line: str) -> bool:
+            words = line.split(None, 1)
+            if words and words[0] == token:
+                return True
+            if words and words[0] not in PROTOCOL_WORDS:
+                self._unexpected(line, what)
+            return False
+
+        return self._read_until(match, timeout, what)
+
+    def _read_until(self, match: Callable[[str], bool], timeout: float, what: str,
+                    eof_ok: bool = False) -> list[str]:
+        """Lines (stripped) up to the first one ``match`` accepts (returned last), within
+        ``timeout`` seconds and the size limits; the end of the output is a crash (with
+        ``eof_ok``, the end of what is read: the program is left to be reaped). Raises
+        :class:`EngineTimeoutError`, :class:`EngineTerminatedError` or :class:`EngineProtocolError`
+        (the program is then stopped)."""
+        seen: list[str] = []
         size = 0
         end = time.monotonic() + timeout
         while True:
@@ -249,6 +271,8 @@ class UAIEngine:
                 self._kill()
                 raise EngineTimeoutError(f"no answer to {what} within {timeout:g} s (hung; restarted)") from None
             if line is None:
+                if eof_ok:
+                    return seen
                 code = self.proc.wait() if self.proc else None
                 self._kill()
                 raise EngineTerminatedError(f"the engine crashed during {what} (exit status {code}; restarted)", code)
@@ -261,12 +285,9 @@ class UAIEngine:
                 self._kill()
                 raise EngineProtocolError(f"more than {MAX_ANSWER_BYTES >> 20} MiB of output in answer to {what} "
                                           "(restarted)")
-            words = line.split(None, 1)
             seen.append(line.strip())
-            if words and words[0] == token:
+            if match(line):
                 return seen
-            if words and words[0] not in PROTOCOL_WORDS:
-                self._unexpected(line, what)
 
     def _unexpected(self, line: str, what: str) -> None:
         """Log a line that is not part of the protocol (python-chess: "Unexpected engine output")."""

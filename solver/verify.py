@@ -21,11 +21,13 @@ that fails: :class:`solver.uai.EngineError`, a crash, a hang or garbage) gets a
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence
 
+from .adapters import History
 from .analysis import Analyzer, Interval
 from .formats import Entry, PositionFormatError, printable, write_fen
+from .notation import Notation
 from .rules import IllegalMoveError, InvalidMoveError, Move, Position, X, side_name
 from .solving import Solver
 from .uai import EngineError
@@ -36,7 +38,7 @@ class Asker(Protocol):
 
     name: str
 
-    def bestmove(self, p: Position) -> str: ...
+    def bestmove(self, p: Position, history: History | None = None) -> str: ...
 
     def close(self) -> None: ...
 
@@ -73,6 +75,14 @@ class Check:
         """``file:line``, and the position's name when it has one (a game's position is named
         ``game 3 (Alice vs Bob), ply 12``: the moves of a PGN game often share one line)."""
         return f"{self.source}:{self.line}" + (f": {self.name}" if self.name else "")
+
+    def written(self, notation: Notation) -> "Check":
+        """This check with its moves (the move, the best move) and the sides in its player's name
+        written in ``notation`` (:class:`~solver.notation.Notation`: cs61b writes ``a7-b6``, red, blue)."""
+        if notation.name == "uai":
+            return self
+        return replace(self, player=notation.words(self.player), move=notation.move_text(self.position, self.move),
+                       best_move=None if self.best_move is None else notation.move_text(self.position, self.best_move))
 
     def to_json(self) -> dict:
         out = {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
@@ -185,6 +195,7 @@ class Choice:
     position: Position
     move: str | None
     player: str | None
+    history: History | None = None  # the game's start and the moves that reached the position
 
 
 def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[PositionFormatError]]:
@@ -210,7 +221,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
                     errors.append(PositionFormatError(f"game record, move {k + 1}: {exc}", item.source, item.moves_line))
                     break
                 player = item.player or f"{side_name(cur.turn)} in games"
-                out.append(Choice(item, cur, None if ask else text, player))
+                out.append(Choice(item, cur, None if ask else text, player, (p, tuple(item.moves[:k]))))
                 cur = cur.push(move)
             continue
         for side in sides:
@@ -218,7 +229,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
             if q.is_over():
                 continue
             if ask:
-                out.append(Choice(item, q, None, None))
+                out.append(Choice(item, q, None, None, item.history if q == item.position else None))
             elif item.move:
                 out.append(Choice(item, q, item.move, item.player or "moves in the file"))
             for move in item.expect.get("bm", ()):  # an EPD suite's best moves (solver.epd) are judged too
@@ -324,7 +335,7 @@ def run_verify(choices: list[Choice], askers: Sequence[Asker], verifier: Verifie
             continue
         for asker in askers:
             try:
-                text = asker.bestmove(choice.position)
+                text = asker.bestmove(choice.position, choice.history)
             except EngineError as exc:  # crashed, hung, garbage, or could not start: a problem
                 e = choice.entry
                 add(Check(asker.name, e.source, e.line, e.name, choice.position, "", problem=str(exc)))
