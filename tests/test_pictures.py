@@ -12,9 +12,11 @@ from solver.analysis import Analyzer
 from solver.cli import main
 from solver.solving import Solver
 from solver.formats import parse_position
-from solver.pictures import board_svg, game_tree_dot
+from solver.pictures import (Arrow, best_move, board_svg, check_svg, game_tree_dot, move_intervals,
+                             verdict_words)
 from solver.reference import ReferenceOracle
 from solver.rules import UAI, X
+from solver.verify import Check, Verifier, judge
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -119,3 +121,125 @@ def test_pictures_from_the_cli_for_several_positions(tmp_path, capsys):
     ET.parse(svg)
     assert main([str(f), "--svg", str(tmp_path / "missing" / "b.svg")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+# -- arrows, legend, the audit page (issue 19 item 5) ---------------------------------------------------------------
+
+THREE = "to-move: x\nx..\n...\n..o"
+
+
+def _by_class(root, word, tag="g"):
+    return [e for e in root.iter(SVG + tag) if word in e.get("class", "").split()]
+
+
+def _legend_text(root):
+    legend = _by_class(root, "legend")
+    assert len(legend) == 1
+    return [t.text for t in legend[0].iter(SVG + "text")]
+
+
+def test_svg_draws_played_and_best_moves_a_last_move_and_a_legend():
+    p = parse_position(THREE).position
+    jump, clone, before = p.parse_move("a3c2"), p.parse_move("b2"), p.parse_move("a2")
+    svg = board_svg(_analyzer(), p, arrows=[Arrow(jump, "played"), Arrow(clone, "best")], last_move=before,
+                    players={X: "alice"})
+    root = ET.fromstring(svg)
+    arrows = _by_class(root, "arrow")
+    assert [(a.get("class"), a.get("data-from"), a.get("data-to")) for a in arrows] == [
+        ("arrow played jump", "a3", "c2"), ("arrow best clone", None, "b2")]
+    # a jump is a shaft with a head; a clone a ring on its square
+    assert len(list(arrows[0].iter(SVG + "line"))) == 1 and len(list(arrows[0].iter(SVG + "polygon"))) == 1
+    ring = next(arrows[1].iter(SVG + "circle"))
+    assert ring.get("fill") == "none" and ring.get("stroke-dasharray")
+    assert next(arrows[0].iter(SVG + "line")).get("stroke") != ring.get("stroke")  # two colours
+    head = next(arrows[0].iter(SVG + "polygon")).get("points").split()
+    tip = tuple(map(float, head[0].split(",")))
+    # the head points into c2 (file c, rank 2: the right square of the middle row of 3 x 3)
+    assert 28 + 2 * 48 < tip[0] < 28 + 3 * 48 and 28 + 48 < tip[1] < 28 + 2 * 48
+    frames = _by_class(root, "last-move", "rect")
+    assert [f.get("data-square") for f in frames] == ["a2"]
+    text = _legend_text(root)
+    assert "X (Black in PGN), to move: alice" in text and "O (White in PGN)" in text
+    assert "played: a3c2 (a jump)" in text and "best: b2 (a clone)" in text
+    assert "the move before: a2" in text and "X moving there: loses ... wins" in text
+    # every empty square X can reach is tinted, with its value written: here all 7
+    tinted = [r for r in root.iter(SVG + "rect") if "tinted" in r.get("class", "").split()]
+    assert len(tinted) == 7
+    values = {t.text for t in root.iter(SVG + "text") if t.get("class") == "value"}
+    assert {"+9", "-9"} <= values
+
+
+def test_svg_without_arrows_draws_the_best_move_and_can_leave_the_legend_out():
+    p = parse_position("to-move: o\nx..\n...\n..o").position
+    a = _analyzer()
+    best = next(i for i in a.moves(p) if i.preferred)
+    root = ET.fromstring(board_svg(a, p))
+    arrows = _by_class(root, "arrow")
+    assert [(x.get("class").split()[1], x.get("data-move")) for x in arrows] == [("best", best.name)]
+    assert "best: " + best.name + " (a clone)" in _legend_text(root)
+    bare = ET.fromstring(board_svg(a, p, legend=False, arrows=[]))
+    assert not _by_class(bare, "legend") and not _by_class(bare, "arrow")
+    assert int(bare.get("width")) < int(root.get("width"))
+    with pytest.raises(ValueError, match="arrow kind"):
+        Arrow(best.move, "worst")
+
+
+def test_blocks_and_an_untinted_board_in_the_legend():
+    p = parse_position("to-move: x\nx.#o\n.##.").position
+    text = _legend_text(ET.fromstring(board_svg(_analyzer(), p, tint=False)))
+    assert "block (no piece goes there)" in text
+    assert not any("moving there" in t for t in text)
+
+
+def test_search_tint_is_the_exact_tint():
+    """An oracle that proves bounds (the search) tints from each move's interval: exact here."""
+    p = parse_position("to-move: x\nx.#o\n.##.").position
+    exact = move_intervals(_analyzer(), p)
+    searched = move_intervals(Solver(algorithm="search").analyzer(p), p)
+    assert searched == exact and all(iv.exact for iv in exact.values())
+    root = ET.fromstring(board_svg(Solver(algorithm="search").analyzer(p), p))
+    assert [a.get("data-move") for a in _by_class(root, "arrow")] == ["b2"]  # the one move keeping +1
+    assert best_move(_analyzer(), p) == p.parse_move("b2")
+    assert root.find(SVG + "title").text == "X to move, value +1"
+
+
+def _judged(text, move):
+    p = parse_position(text).position
+    v = Verifier(Solver(algorithm="reference"))
+    return v, judge(v.analyzer(p), p, move, Check("alice", "f.txt", 1, None, p, move))
+
+
+def test_verdicts_in_words():
+    v, c = _judged(THREE, "a2")
+    assert verdict_words(c) == ("a2 is a blunder: it loses by 9; best b2 wins by 9 "
+                                "(18 points given away; the value, X's side, +9 to -9)")
+    _, c = _judged(THREE, "b2")
+    assert verdict_words(c) == "b2 is optimal: it wins by 9, the most the position gives (value +9)"
+    # O to move: the words are O's, the values X's
+    _, c = _judged("to-move: o\nx...o", "e1c1")
+    assert verdict_words(c) == ("e1c1 is an inaccuracy: it loses by 5; best d1 loses by 3 "
+                                "(2 points given away; the value, X's side, +3 to +5)")
+    root = ET.fromstring(check_svg(v, _judged(THREE, "a2")[1]))
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(root, "arrow")] == [
+        ("arrow played clone", "a2"), ("arrow best clone", "b2")]
+
+
+def test_audit_page_shows_tint_arrows_verdict_and_legend(tmp_path):
+    f = tmp_path / "game.txt"
+    # X's a2 throws the game away; O's answer b2 takes the centre
+    f.write_text("name: a short game\nmoves: a2 b2\nto-move: x\nx..\n...\n..o\n")
+    html = tmp_path / "audit.html"
+    assert main(["verify", str(f), "--html", str(html)]) == 0
+    text = html.read_text()
+    assert "How to read the boards" in text and "dashed orange" in text
+    assert "X to move: a2 is a blunder: it loses by 9; best b2 wins by 9" in text
+    sections = text.split('<section class="mistake')[1:]
+    assert sections
+    first = ET.fromstring(sections[0][sections[0].index("<svg"):sections[0].index("</svg>") + 6])
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(first, "arrow")] == [
+        ("arrow played clone", "a2"), ("arrow best clone", "b2")]
+    assert [r for r in first.iter(SVG + "rect") if "tinted" in r.get("class", "").split()]
+    assert "X (Black in PGN), to move: X in games" in _legend_text(first)
+    for s in sections[1:]:  # O's move, if judged a mistake, shows X's a2 as the move before
+        svg = ET.fromstring(s[s.index("<svg"):s.index("</svg>") + 6])
+        assert [r.get("data-square") for r in _by_class(svg, "last-move", "rect")] == ["a2"]
