@@ -9,6 +9,7 @@ write them; ``dot`` renders the DOT file).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from html import escape as html_escape
 from typing import Callable, Mapping, Sequence
@@ -83,7 +84,7 @@ def game_tree_dot(analyzer: Analyzer, root: Position, depth: int = DEFAULT_TREE_
 
 CELL = 48
 MARGIN = 28
-LEGEND_WIDTH = 270  # the legend's column, right of the board
+LEGEND_WIDTH = 320  # the legend's column, right of the board
 LINE = 20           # one line of the legend
 
 # The moves drawn on a board, after python-chess's svg module: a jump is an arrow with a head
@@ -119,30 +120,47 @@ def _tint(gain: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def move_intervals(analyzer: Analyzer, p: Position) -> dict[Move, Interval]:
+def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None) -> dict[Move, Interval]:
     """What is proved about the value (X's side) after each legal move of ``p``: exact values
     from an oracle that solves exactly (:meth:`Analyzer.moves`); from one that proves bounds
     (the search), each move's interval within the oracle's limits (its deadline and node
     budget: a move it had no time for gets the widest interval). Empty when the game is over.
-    An interrupt (Ctrl-C) propagates as KeyboardInterrupt; other limits raise LimitError
+
+    ``seconds``: at most that long in all (besides the oracle's own deadline), shared evenly
+    between the moves under the search, so that one hard move does not leave the others
+    unsolved. An interrupt (Ctrl-C) propagates as KeyboardInterrupt; a limit raises LimitError
     from an exact oracle."""
     if p.is_over():
         return {}
     squares = p.board.playable.bit_count()
-    if not analyzer.oracle.proves_bounds:
-        return {i.move: Interval(i.value, i.value, squares) for i in analyzer.moves(p, order="notation")}
-    out: dict[Move, Interval] = {}
-    for m in p.legal_moves():
-        c = p.push(m)
-        r = c.result()
-        if r is not None:
-            out[m] = Interval(r, r, squares)
-            continue
-        b = analyzer.oracle.bounds(c)
-        if b.stopped == "interrupt":
-            raise KeyboardInterrupt
-        out[m] = Interval.from_mover(c.turn, b.lower, b.upper, squares)
-    return out
+    oracle = analyzer.oracle
+    deadline = oracle.deadline
+    moves = p.legal_moves()
+    try:
+        if not oracle.proves_bounds:
+            if seconds is not None:
+                oracle.deadline = _sooner(deadline, time.monotonic() + seconds)
+            return {i.move: Interval(i.value, i.value, squares) for i in analyzer.moves(p, order="notation")}
+        out: dict[Move, Interval] = {}
+        for m in moves:
+            c = p.push(m)
+            r = c.result()
+            if r is not None:
+                out[m] = Interval(r, r, squares)
+                continue
+            if seconds is not None:
+                oracle.deadline = _sooner(deadline, time.monotonic() + seconds / len(moves))
+            b = oracle.bounds(c)
+            if b.stopped == "interrupt":
+                raise KeyboardInterrupt
+            out[m] = Interval.from_mover(c.turn, b.lower, b.upper, squares)
+        return out
+    finally:
+        oracle.deadline = deadline
+
+
+def _sooner(a: float | None, b: float) -> float:
+    return b if a is None else min(a, b)
 
 
 def _mover_key(p: Position, iv: Interval) -> tuple[int, int]:
@@ -273,10 +291,11 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
     if result is not None:
         title = f"game over: {signed(result)}"
     elif tint:
-        root = analyzer.evaluate(p).value if not analyzer.oracle.proves_bounds else None
-        if root is None and values and all(iv.exact for iv in values.values()):
-            root = max((iv.lower for iv in values.values()), key=lambda v: sign * v)
-        title = f"{side_name(p.turn)} to move" + (f", value {signed(root)}" if root is not None else "")
+        title = f"{side_name(p.turn)} to move"
+        if values:  # the value is the best move's: between the best lower and the best upper bound
+            lo = max(_mover_key(p, iv)[0] for iv in values.values())
+            hi = max(_mover_key(p, iv)[1] for iv in values.values())
+            title += f", value {Interval.from_mover(p.turn, lo, hi, board.playable.bit_count()).text()}"
     else:
         title = f"{side_name(p.turn)} to move"
     items = _legend_items(p, squares, arrows, last_move, players or {}) if legend else []
@@ -286,6 +305,7 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f"<title>{escape(title)}</title>",
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>']
+    numbers = []
     for sq in range(board.size):
         f, r = board.file_of(sq), board.rank_of(sq)
         x = MARGIN + f * CELL
@@ -307,9 +327,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
             colour = "#202020" if piece == X else "#fafafa"
             out.append(f'<circle class="piece {piece}" cx="{cx}" cy="{cy}" r="{CELL * 0.38:.1f}" fill="{colour}" '
                        'stroke="#202020" stroke-width="2"/>')
-        elif iv is not None:
+        elif iv is not None:  # (written after the arrows, over them)
             size = 14 if iv.exact else 10
-            out.append(f'<text class="value" x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{size}">'
+            numbers.append(f'<text class="value" x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{size}">'
                        f"{iv.text()}</text>")
     if last_move is not None and not last_move.is_pass:
         for sq in (last_move.to,) if last_move.is_clone else (last_move.frm, last_move.to):
@@ -319,6 +339,7 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
                        f'stroke="{LAST_MOVE_COLOUR}" stroke-width="5"/>')
     for a in arrows:
         out.append(_arrow_svg(p, a))
+    out.extend(numbers)
     for f in range(board.cols):
         x = MARGIN + f * CELL + CELL // 2
         label = board.square_name(board.square(f, 0)).rstrip("0123456789")
@@ -468,16 +489,21 @@ def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
     return out
 
 
+TINT_SECONDS = 10.0  # the most time the tint of one board of the audit page takes
+
+
 def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint: bool = True,
-              legend: bool = True) -> str:
+              legend: bool = True, seconds: float | None = TINT_SECONDS) -> str:
     """The board of a check as SVG: tinted with the value of every move (within the verifier's
-    limits, its clock restarted: a limit leaves the squares untinted), the move played and the
-    best move as arrows, the move before it framed, and the legend (the mover named)."""
+    limits, its clock restarted, and at most ``seconds``: under the search a move not solved in
+    its share is shown with its interval; under an exact solver a limit leaves the squares
+    untinted), the move played and the best move as arrows, the move before it framed, and the
+    legend (the mover named)."""
     analyzer = verifier.analyzer(c.position)
     values: Mapping[Move, Interval] | None = None
     if tint:
         try:
-            values = move_intervals(analyzer, c.position)
+            values = move_intervals(analyzer, c.position, seconds)
         except LimitError:
             tint = False
     return board_svg(analyzer, c.position, tint=tint, arrows=check_arrows(c), last_move=last_move,
@@ -500,12 +526,12 @@ A <span style="color:{LAST_MOVE_COLOUR}">gold frame</span> marks the move before
 
 
 def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: Verifier, title: str,
-                tint: bool = True) -> str:
+                tint: bool = True, tint_seconds: float | None = TINT_SECONDS) -> str:
     """The ``verify --html`` page, self-contained: the summary table, how to read the boards, then
     each inaccuracy, blunder and unsettled move with its verdict in words and its board
     (:func:`check_svg`: tinted, the played and best moves drawn). Tinting solves every move of
     those positions within the verifier's limits; without ``tint``, or after Ctrl-C while it
-    does, the boards are drawn untinted."""
+    does, the boards are drawn untinted; each board's tint takes at most ``tint_seconds``."""
     escape = html_escape
     rows = "\n".join(
         f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td>"
@@ -518,7 +544,7 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
     for k, c in enumerate(checks):
         if c.verdict in ("inaccuracy", "blunder", "unsettled") and c.value_interval and c.best_interval:
             try:
-                svg = check_svg(verifier, c, before.get(k), tint=tint)
+                svg = check_svg(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
             except KeyboardInterrupt:  # Ctrl-C while solving the moves: the rest untinted
                 tint = False
                 svg = check_svg(verifier, c, before.get(k), tint=False)

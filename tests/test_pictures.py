@@ -72,7 +72,7 @@ def test_svg_has_one_square_per_board_square(tmp_path):
     squares = [r for r in root.iter(SVG + "rect") if "square" in r.get("class", "").split()]
     assert len(squares) == 12
     assert sum("block" in r.get("class") for r in squares) == 2
-    assert len([c for c in root.iter(SVG + "circle")]) == 2
+    assert len([c for c in root.iter(SVG + "circle") if "piece" in c.get("class", "").split()]) == 2
     ids = {r.get("id") for r in squares}
     assert {"sq-a3", "sq-d1", "sq-d3"} <= ids
     # The square of the best move is green, the worst red.
@@ -226,8 +226,8 @@ def test_verdicts_in_words():
 
 def test_audit_page_shows_tint_arrows_verdict_and_legend(tmp_path):
     f = tmp_path / "game.txt"
-    # X's a2 throws the game away; O's answer b2 takes the centre
-    f.write_text("name: a short game\nmoves: a2 b2\nto-move: x\nx..\n...\n..o\n")
+    # X's a2 throws the game away; O's answer b1 gives it back
+    f.write_text("name: a short game\nmoves: a2 b1\nto-move: x\nx..\n...\n..o\n")
     html = tmp_path / "audit.html"
     assert main(["verify", str(f), "--html", str(html)]) == 0
     text = html.read_text()
@@ -240,6 +240,76 @@ def test_audit_page_shows_tint_arrows_verdict_and_legend(tmp_path):
         ("arrow played clone", "a2"), ("arrow best clone", "b2")]
     assert [r for r in first.iter(SVG + "rect") if "tinted" in r.get("class", "").split()]
     assert "X (Black in PGN), to move: X in games" in _legend_text(first)
-    for s in sections[1:]:  # O's move, if judged a mistake, shows X's a2 as the move before
-        svg = ET.fromstring(s[s.index("<svg"):s.index("</svg>") + 6])
-        assert [r.get("data-square") for r in _by_class(svg, "last-move", "rect")] == ["a2"]
+    assert not _by_class(first, "last-move", "rect")
+    assert len(sections) == 2  # O's b1 shows X's a2 as the move before
+    second = ET.fromstring(sections[1][sections[1].index("<svg"):sections[1].index("</svg>") + 6])
+    assert [r.get("data-square") for r in _by_class(second, "last-move", "rect")] == ["a2"]
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(second, "arrow")] == [
+        ("arrow played clone", "b1"), ("arrow best clone", "b2")]
+    assert "O (White in PGN), to move: O in games" in _legend_text(second)
+    assert "O to move: b1 is a blunder: it loses by 9; best b2 wins by 9 (18 points given away; " \
+           "the value, X&#x27;s side, -9 to +9)" in text
+
+
+def _png_pixels(data):
+    """The (r, g, b) pixels of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes)."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, prev, pixels = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        pixels.extend(tuple(line[i:i + 3]) for i in range(0, stride, bpp))
+        prev = line
+    return pixels
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_audit_page_renders_in_headless_chromium(tmp_path):
+    """The page as a person sees it: Chromium draws it, and the picture has the tints (green and
+    red squares), the played move (blue) and the best move (orange)."""
+    f = tmp_path / "games.txt"
+    f.write_text("name: a short game\nmoves: a2 b1\nto-move: x\nx..\n...\n..o\n\n"
+                 "name: a jump\nmoves: e1c1\nto-move: o\nx...o\n")
+    html = tmp_path / "audit.html"
+    assert main(["verify", str(f), "--html", str(html)]) == 0
+    png = tmp_path / "audit.png"
+    r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=900,1800", f"--screenshot={png}", html.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and png.exists(), r.stderr[-500:]
+    pixels = _png_pixels(png.read_bytes())
+    assert len(pixels) == 900 * 1800
+
+    def count(test):
+        return sum(1 for p in pixels if test(*p))
+
+    assert count(lambda r, g, b: r < 150 and g == 255 and b < 150) > 2000     # green squares (a win)
+    assert count(lambda r, g, b: r == 255 and g < 150 and b < 150) > 2000     # red squares (a loss)
+    assert count(lambda r, g, b: b > r + 80 and b > g + 40) > 200             # the blue arrows and rings
+    assert count(lambda r, g, b: r > 200 and 90 < g < 170 and b < 80) > 200   # the orange ones
+    assert count(lambda r, g, b: r > 190 and 160 < g < 200 and b < 60) > 100  # the gold frame
