@@ -445,12 +445,12 @@ def verdict_words(c: Check) -> str:
     if c.verdict == "optimal":
         return f"{c.move} is optimal: it {mover_words(p, played)}, the most the position gives (value {played.text()})"
     if c.verdict == "unsettled":
-        return (f"{c.move} is unsettled: after it {side_name(p.turn)} {mover_words(p, played)}, and the position "
-                f"{mover_words(p, best).replace('has an outcome', 'an outcome')}; the budget ran out before a "
-                f"loss of points was proved or ruled out (values, X's side: {best.text()} the position, "
-                f"{played.text()} the move)")
+        mover = side_name(p.turn)
+        return (f"{c.move} is unsettled: after it {mover} {mover_words(p, played)}; with the best move {mover} "
+                f"{mover_words(p, best)}; the budget ran out before a loss of points was proved or ruled out "
+                f"(values, X's side: {best.text()} the position, {played.text()} the move)")
     article = "an" if c.verdict == "inaccuracy" else "a"
-    best_part = f"best {c.best_move} {mover_words(p, best)}" if c.best_move else f"the position {mover_words(p, best)}"
+    best_part = f"best {c.best_move} {mover_words(p, best)}" if c.best_move else f"the best move {mover_words(p, best)}"
     given = _points(c.loss) if c.loss is not None else f"at least {_points(c.min_loss or 0)}"
     return (f"{c.move} is {article} {c.verdict}: it {mover_words(p, played)}; {best_part} "
             f"({given} given away; the value, X's side, {best.text()} to {played.text()})")

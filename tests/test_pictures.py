@@ -313,3 +313,18 @@ def test_audit_page_renders_in_headless_chromium(tmp_path):
     assert count(lambda r, g, b: b > r + 80 and b > g + 40) > 200             # the blue arrows and rings
     assert count(lambda r, g, b: r > 200 and 90 < g < 170 and b < 80) > 200   # the orange ones
     assert count(lambda r, g, b: r > 190 and 160 < g < 200 and b < 60) > 100  # the gold frame
+
+
+def test_unsettled_verdict_in_words():
+    from solver.analysis import Interval
+    p = parse_position("to-move: o\nx...o").position
+    c = Check("bob", "f.txt", 1, None, p, "d1", verdict="unsettled", value_interval=Interval(-1, 3, 5),
+              best_interval=Interval(-5, 1, 5))
+    assert verdict_words(c) == (
+        "d1 is unsettled: after it O has an outcome not proved (-3..+1 for it); with the best move O has an "
+        "outcome not proved (-1..+5 for it); the budget ran out before a loss of points was proved or ruled out "
+        "(values, X's side: -5..+1 the position, -1..+3 the move)")
+    c = Check("bob", "f.txt", 1, None, p, "d1", verdict="blunder", value_interval=Interval(1, 5, 5),
+              best_interval=Interval(-5, -1, 5))
+    assert verdict_words(c) == ("d1 is a blunder: it loses by at least 1; the best move wins by at least 1 "
+                                "(at least 2 points given away; the value, X's side, -5..-1 to +1..+5)")
