@@ -169,15 +169,19 @@ def _mover_key(p: Position, iv: Interval) -> tuple[int, int]:
 
 
 def square_intervals(p: Position, values: Mapping[Move, Interval]) -> dict[int, Interval]:
-    """For each square the mover can move to: the best interval (X's side) among the moves
-    there (the highest proved lower bound for the mover, then the highest upper bound)."""
-    best: dict[int, Interval] = {}
+    """For each square the mover can move to: what is proved about the best value (X's side) it
+    gets by moving there, from the intervals of the moves there: for the mover, at least the
+    highest lower bound and at most the highest upper bound (exact when every move there is)."""
+    lows: dict[int, int] = {}
+    highs: dict[int, int] = {}
     for m, iv in values.items():
         if m.is_pass:
             continue
-        if m.to not in best or _mover_key(p, iv) > _mover_key(p, best[m.to]):
-            best[m.to] = iv
-    return best
+        lo, hi = iv.for_mover(p.turn)
+        lows[m.to] = max(lows.get(m.to, lo), lo)
+        highs[m.to] = max(highs.get(m.to, hi), hi)
+    squares = p.board.playable.bit_count()
+    return {sq: Interval.from_mover(p.turn, lows[sq], highs[sq], squares) for sq in lows}
 
 
 def square_values(analyzer: Analyzer, p: Position) -> dict[int, int]:
@@ -262,7 +266,7 @@ def _clip(text: str, n: int = 18) -> str:
 def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequence[Arrow] | None = None,
               last_move: Move | None = None, legend: bool = True,
               players: Mapping[Side, str] | None = None,
-              values: Mapping[Move, Interval] | None = None) -> str:
+              values: Mapping[Move, Interval] | None = None, value: Interval | None = None) -> str:
     """The board as SVG: pieces, blocks, coordinates, and (with ``tint``) each empty square the
     side to move can reach tinted by the best value it gets by moving there (green: the mover
     wins, red: loses, white: a draw; deeper for more points; the value, X's side, is written in
@@ -272,7 +276,8 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
     gives it). ``last_move``: the move that led here (a prior position's move), its squares
     framed. ``legend``: a column right of the board says who X and O are (``players`` names
     them), what the colours, arrows and frames mean. ``values``: the moves' intervals when
-    already known (:func:`move_intervals`). Without ``tint`` nothing is solved."""
+    already known (:func:`move_intervals`); ``value``: the position's, for the caption, when
+    known (else it is read from the moves' intervals). Without ``tint`` nothing is solved."""
     board = p.board
     if tint and not p.is_over():
         if values is None:
@@ -292,7 +297,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
         title = f"game over: {signed(result)}"
     elif tint:
         title = f"{side_name(p.turn)} to move"
-        if values:  # the value is the best move's: between the best lower and the best upper bound
+        if value is not None:
+            title += f", value {value.text()}"
+        elif values:  # the value is the best move's: between the best lower and the best upper bound
             lo = max(_mover_key(p, iv)[0] for iv in values.values())
             hi = max(_mover_key(p, iv)[1] for iv in values.values())
             title += f", value {Interval.from_mover(p.turn, lo, hi, board.playable.bit_count()).text()}"
@@ -507,7 +514,7 @@ def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint:
         except LimitError:
             tint = False
     return board_svg(analyzer, c.position, tint=tint, arrows=check_arrows(c), last_move=last_move,
-                     legend=legend, players={c.position.turn: c.player}, values=values)
+                     legend=legend, players={c.position.turn: c.player}, values=values, value=c.best_interval)
 
 
 PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>

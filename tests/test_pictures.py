@@ -328,3 +328,19 @@ def test_unsettled_verdict_in_words():
               best_interval=Interval(-5, -1, 5))
     assert verdict_words(c) == ("d1 is a blunder: it loses by at least 1; the best move wins by at least 1 "
                                 "(at least 2 points given away; the value, X's side, -5..-1 to +1..+5)")
+
+
+def test_a_square_is_exact_only_when_every_move_there_is():
+    from solver.analysis import Interval
+    from solver.pictures import square_intervals
+    p = parse_position("to-move: x\nx.x\n...\n..o").position
+    a1 = p.board.square(0, 0)
+    v = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
+    assert square_intervals(p, v) == {a1: Interval(3, 5, 9)}       # X gets at least 3, at most 5 there
+    v[p.parse_move("c3a1")] = Interval(-9, 1, 9)
+    assert square_intervals(p, v) == {a1: Interval(3, 3, 9)}       # the other move cannot beat 3
+    # the same intervals with O to move (only the squares matter here): O's best is at least a loss by 3
+    # and at most a win by 1, so X's side -1..+3
+    q = p.replace(turn=parse_position("to-move: o\nx..").position.turn)
+    w = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
+    assert square_intervals(q, w) == {a1: Interval(-1, 3, 9)}
