@@ -241,8 +241,8 @@ def _arrow_svg(p: Position, a: Arrow, at: tuple[float, float] | None = None) -> 
         attrs = (f'class="arrow {a.kind} {_move_kind(m)}" data-move="{p.move_name(m)}"'
                  + (f' data-from="{name(m.frm)}"' if m.is_jump else "") + f' data-to="{name(m.to)}"')
     if m.is_clone:
-        r = (0.30 if small else 0.42) * CELL * (0.3 if at is not None else 1.0)
-        cx = tx - 14 if at is not None else tx
+        r = (0.30 if small else 0.42) * CELL * (0.4 if at is not None else 1.0)
+        cx = tx - 16 if at is not None else tx
         return (f'<g {attrs} opacity="0.9"><circle cx="{cx:.1f}" cy="{ty:.1f}" r="{r:.1f}" fill="none" '
                 f'stroke="{colour}" stroke-width="{CELL * (0.05 if at is not None else 0.08):.1f}"{dash}/></g>')
     scale = 0.35 if at is not None else 1.0
