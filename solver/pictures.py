@@ -20,6 +20,7 @@ from .formats import grid_rows, write_fen
 from .limits import LimitError
 from .notation import signed
 from .rules import O, X, IllegalMoveError, InvalidMoveError, Move, Position, Side, move_order_key, side_name
+from .search import SearchOracle
 from .verify import Check, PlayerSummary, Verifier
 
 DEFAULT_TREE_DEPTH = 2
@@ -120,7 +121,8 @@ def _tint(gain: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None) -> dict[Move, Interval]:
+def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None,
+                   nodes: int | None = None) -> dict[Move, Interval]:
     """What is proved about the value (X's side) after each legal move of ``p``: exact values
     from an oracle that solves exactly (:meth:`Analyzer.moves`); from one that proves bounds
     (the search), each move's interval within the oracle's limits (its deadline and node
@@ -128,13 +130,16 @@ def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None
 
     ``seconds``: at most that long in all (besides the oracle's own deadline), shared evenly
     between the moves under the search, so that one hard move does not leave the others
-    unsolved. An interrupt (Ctrl-C) propagates as KeyboardInterrupt; a limit raises LimitError
+    unsolved; ``nodes``: at most that many nodes of the search in all, shared the same way (what
+    is proved is then the same on any machine). An interrupt (Ctrl-C) propagates as KeyboardInterrupt; a limit raises LimitError
     from an exact oracle."""
     if p.is_over():
         return {}
     squares = p.board.playable.bit_count()
     oracle = analyzer.oracle
     deadline = oracle.deadline
+    searcher = oracle if isinstance(oracle, SearchOracle) else None
+    node_limit = searcher.node_limit if searcher is not None else 0
     moves = p.legal_moves()
     try:
         if not oracle.proves_bounds:
@@ -150,6 +155,9 @@ def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None
                 continue
             if seconds is not None:
                 oracle.deadline = _sooner(deadline, time.monotonic() + seconds / len(moves))
+            if nodes is not None and searcher is not None:
+                share = searcher.states + max(1, nodes // len(moves))
+                searcher.node_limit = min(node_limit, share) if node_limit else share
             b = oracle.bounds(c)
             if b.stopped == "interrupt":
                 raise KeyboardInterrupt
@@ -157,6 +165,8 @@ def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None
         return out
     finally:
         oracle.deadline = deadline
+        if searcher is not None:
+            searcher.node_limit = node_limit
 
 
 def _sooner(a: float | None, b: float) -> float:
@@ -502,15 +512,16 @@ TINT_SECONDS = 10.0  # the most time the tint of one board of the audit page tak
 def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint: bool = True,
               legend: bool = True, seconds: float | None = TINT_SECONDS) -> str:
     """The board of a check as SVG: tinted with the value of every move (within the verifier's
-    limits, its clock restarted, and at most ``seconds``: under the search a move not solved in
-    its share is shown with its interval; under an exact solver a limit leaves the squares
+    limits, its clock restarted, and at most ``seconds``, or under a node budget that budget
+    and no time: under the search a move not solved in its share is shown with its interval; under an exact solver a limit leaves the squares
     untinted), the move played and the best move as arrows, the move before it framed, and the
     legend (the mover named)."""
     analyzer = verifier.analyzer(c.position)
     values: Mapping[Move, Interval] | None = None
+    nodes = verifier.solver.limits.nodes
     if tint:
-        try:
-            values = move_intervals(analyzer, c.position, seconds)
+        try:  # under a node budget (--nodes) the tint is the same on any machine: no time share
+            values = move_intervals(analyzer, c.position, None if nodes is not None else seconds, nodes)
         except LimitError:
             tint = False
     return board_svg(analyzer, c.position, tint=tint, arrows=check_arrows(c), last_move=last_move,

@@ -344,3 +344,21 @@ def test_a_square_is_exact_only_when_every_move_there_is():
     q = p.replace(turn=parse_position("to-move: o\nx..").position.turn)
     w = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
     assert square_intervals(q, w) == {a1: Interval(-1, 3, 9)}
+
+
+def test_under_a_node_budget_the_audit_board_is_the_same_every_time():
+    """verify --nodes: the tint's search shares the node budget between the moves and takes no
+    time share, so the picture does not depend on the machine's speed (two fresh runs agree)."""
+    from solver.formats import parse_fen
+    from solver.limits import Limits
+    p = parse_fen("x1xxooo/xx1xooo/xxxoooo/xxxoxxx/oooooxx/oooooxx/o1oooxx o 0 94")
+    pictures = []
+    for _ in range(2):
+        v = Verifier(Solver(algorithm="search", limits=Limits(nodes=3000)))
+        c = judge(v.analyzer(p), p, "e6c6", Check("bob", "f.txt", 1, None, p, "e6c6"))
+        pictures.append(check_svg(v, c))
+    assert pictures[0] == pictures[1]
+    root = ET.fromstring(pictures[0])
+    assert [a.get("data-move") for a in _by_class(root, "arrow")][0] == "e6c6"
+    assert [r for r in root.iter(SVG + "rect") if "empty" in r.get("class", "").split()
+            and ({"tinted", "bounded"} & set(r.get("class").split()))]
