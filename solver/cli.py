@@ -989,7 +989,8 @@ def verify_command(args: argparse.Namespace) -> int:
     if args.html:
         try:
             write_output(args.html, html_report(checks, summaries, verifier,
-                                                "Ataxx move audit: " + ", ".join(args.files)), "html", args.files)
+                                                "Ataxx move audit: " + ", ".join(args.files),
+                                                tint=not interrupted), "html", args.files)
         except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
             _say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT

@@ -12,9 +12,11 @@ from solver.analysis import Analyzer
 from solver.cli import main
 from solver.solving import Solver
 from solver.formats import parse_position
-from solver.pictures import board_svg, game_tree_dot
+from solver.pictures import (Arrow, best_move, board_svg, check_svg, game_tree_dot, move_intervals,
+                             verdict_words)
 from solver.reference import ReferenceOracle
 from solver.rules import UAI, X
+from solver.verify import Check, Verifier, judge
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -70,7 +72,7 @@ def test_svg_has_one_square_per_board_square(tmp_path):
     squares = [r for r in root.iter(SVG + "rect") if "square" in r.get("class", "").split()]
     assert len(squares) == 12
     assert sum("block" in r.get("class") for r in squares) == 2
-    assert len([c for c in root.iter(SVG + "circle")]) == 2
+    assert len([c for c in root.iter(SVG + "circle") if "piece" in c.get("class", "").split()]) == 2
     ids = {r.get("id") for r in squares}
     assert {"sq-a3", "sq-d1", "sq-d3"} <= ids
     # The square of the best move is green, the worst red.
@@ -119,3 +121,244 @@ def test_pictures_from_the_cli_for_several_positions(tmp_path, capsys):
     ET.parse(svg)
     assert main([str(f), "--svg", str(tmp_path / "missing" / "b.svg")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+# -- arrows, legend, the audit page (issue 19 item 5) ---------------------------------------------------------------
+
+THREE = "to-move: x\nx..\n...\n..o"
+
+
+def _by_class(root, word, tag="g"):
+    return [e for e in root.iter(SVG + tag) if word in e.get("class", "").split()]
+
+
+def _legend_text(root):
+    legend = _by_class(root, "legend")
+    assert len(legend) == 1
+    return [t.text for t in legend[0].iter(SVG + "text")]
+
+
+def test_svg_draws_played_and_best_moves_a_last_move_and_a_legend():
+    p = parse_position(THREE).position
+    jump, clone, before = p.parse_move("a3c2"), p.parse_move("b2"), p.parse_move("a2")
+    svg = board_svg(_analyzer(), p, arrows=[Arrow(jump, "played"), Arrow(clone, "best")], last_move=before,
+                    players={X: "alice"})
+    root = ET.fromstring(svg)
+    arrows = _by_class(root, "arrow")
+    assert [(a.get("class"), a.get("data-from"), a.get("data-to")) for a in arrows] == [
+        ("arrow played jump", "a3", "c2"), ("arrow best clone", None, "b2")]
+    # a jump is a shaft with a head; a clone a ring on its square
+    assert len(list(arrows[0].iter(SVG + "line"))) == 1 and len(list(arrows[0].iter(SVG + "polygon"))) == 1
+    ring = next(arrows[1].iter(SVG + "circle"))
+    assert ring.get("fill") == "none" and ring.get("stroke-dasharray")
+    assert next(arrows[0].iter(SVG + "line")).get("stroke") != ring.get("stroke")  # two colours
+    head = next(arrows[0].iter(SVG + "polygon")).get("points").split()
+    tip = tuple(map(float, head[0].split(",")))
+    # the head points into c2 (file c, rank 2: the right square of the middle row of 3 x 3)
+    assert 28 + 2 * 48 < tip[0] < 28 + 3 * 48 and 28 + 48 < tip[1] < 28 + 2 * 48
+    frames = _by_class(root, "last-move", "rect")
+    assert [f.get("data-square") for f in frames] == ["a2"]
+    text = _legend_text(root)
+    assert "X (Black in PGN), to move: alice" in text and "O (White in PGN)" in text
+    assert "played: a3c2 (a jump)" in text and "best: b2 (a clone)" in text
+    assert "the move before: a2" in text and "X moving there: loses ... wins" in text
+    # every empty square X can reach is tinted, with its value written: here all 7
+    tinted = [r for r in root.iter(SVG + "rect") if "tinted" in r.get("class", "").split()]
+    assert len(tinted) == 7
+    values = {t.text for t in root.iter(SVG + "text") if t.get("class") == "value"}
+    assert {"+9", "-9"} <= values
+
+
+def test_svg_without_arrows_draws_the_best_move_and_can_leave_the_legend_out():
+    p = parse_position("to-move: o\nx..\n...\n..o").position
+    a = _analyzer()
+    best = next(i for i in a.moves(p) if i.preferred)
+    root = ET.fromstring(board_svg(a, p))
+    arrows = _by_class(root, "arrow")
+    assert [(x.get("class").split()[1], x.get("data-move")) for x in arrows] == [("best", best.name)]
+    assert "best: " + best.name + " (a clone)" in _legend_text(root)
+    bare = ET.fromstring(board_svg(a, p, legend=False, arrows=[]))
+    assert not _by_class(bare, "legend") and not _by_class(bare, "arrow")
+    assert int(bare.get("width")) < int(root.get("width"))
+    with pytest.raises(ValueError, match="arrow kind"):
+        Arrow(best.move, "worst")
+
+
+def test_blocks_and_an_untinted_board_in_the_legend():
+    p = parse_position("to-move: x\nx.#o\n.##.").position
+    text = _legend_text(ET.fromstring(board_svg(_analyzer(), p, tint=False)))
+    assert "block (no piece goes there)" in text
+    assert not any("moving there" in t for t in text)
+
+
+def test_search_tint_is_the_exact_tint():
+    """An oracle that proves bounds (the search) tints from each move's interval: exact here."""
+    p = parse_position("to-move: x\nx.#o\n.##.").position
+    exact = move_intervals(_analyzer(), p)
+    searched = move_intervals(Solver(algorithm="search").analyzer(p), p)
+    assert searched == exact and all(iv.exact for iv in exact.values())
+    root = ET.fromstring(board_svg(Solver(algorithm="search").analyzer(p), p))
+    assert [a.get("data-move") for a in _by_class(root, "arrow")] == ["b2"]  # the one move keeping +1
+    assert best_move(_analyzer(), p) == p.parse_move("b2")
+    assert root.find(SVG + "title").text == "X to move, value +1"
+
+
+def _judged(text, move):
+    p = parse_position(text).position
+    v = Verifier(Solver(algorithm="reference"))
+    return v, judge(v.analyzer(p), p, move, Check("alice", "f.txt", 1, None, p, move))
+
+
+def test_verdicts_in_words():
+    v, c = _judged(THREE, "a2")
+    assert verdict_words(c) == ("a2 is a blunder: it loses by 9; best b2 wins by 9 "
+                                "(18 points given away; the value, X's side, +9 to -9)")
+    _, c = _judged(THREE, "b2")
+    assert verdict_words(c) == "b2 is optimal: it wins by 9, the most the position gives (value +9)"
+    # O to move: the words are O's, the values X's
+    _, c = _judged("to-move: o\nx...o", "e1c1")
+    assert verdict_words(c) == ("e1c1 is an inaccuracy: it loses by 5; best d1 loses by 3 "
+                                "(2 points given away; the value, X's side, +3 to +5)")
+    root = ET.fromstring(check_svg(v, _judged(THREE, "a2")[1]))
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(root, "arrow")] == [
+        ("arrow played clone", "a2"), ("arrow best clone", "b2")]
+
+
+def test_audit_page_shows_tint_arrows_verdict_and_legend(tmp_path):
+    f = tmp_path / "game.txt"
+    # X's a2 throws the game away; O's answer b1 gives it back
+    f.write_text("name: a short game\nmoves: a2 b1\nto-move: x\nx..\n...\n..o\n")
+    html = tmp_path / "audit.html"
+    assert main(["verify", str(f), "--html", str(html)]) == 0
+    text = html.read_text()
+    assert "How to read the boards" in text and "dashed orange" in text
+    assert "X to move: a2 is a blunder: it loses by 9; best b2 wins by 9" in text
+    sections = text.split('<section class="mistake')[1:]
+    assert sections
+    first = ET.fromstring(sections[0][sections[0].index("<svg"):sections[0].index("</svg>") + 6])
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(first, "arrow")] == [
+        ("arrow played clone", "a2"), ("arrow best clone", "b2")]
+    assert [r for r in first.iter(SVG + "rect") if "tinted" in r.get("class", "").split()]
+    assert "X (Black in PGN), to move: X in games" in _legend_text(first)
+    assert not _by_class(first, "last-move", "rect")
+    assert len(sections) == 2  # O's b1 shows X's a2 as the move before
+    second = ET.fromstring(sections[1][sections[1].index("<svg"):sections[1].index("</svg>") + 6])
+    assert [r.get("data-square") for r in _by_class(second, "last-move", "rect")] == ["a2"]
+    assert [(a.get("class"), a.get("data-to")) for a in _by_class(second, "arrow")] == [
+        ("arrow played clone", "b1"), ("arrow best clone", "b2")]
+    assert "O (White in PGN), to move: O in games" in _legend_text(second)
+    assert "O to move: b1 is a blunder: it loses by 9; best b2 wins by 9 (18 points given away; " \
+           "the value, X&#x27;s side, -9 to +9)" in text
+
+
+def _png_pixels(data):
+    """The (r, g, b) pixels of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes)."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, prev, pixels = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        pixels.extend(tuple(line[i:i + 3]) for i in range(0, stride, bpp))
+        prev = line
+    return pixels
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_audit_page_renders_in_headless_chromium(tmp_path):
+    """The page as a person sees it: Chromium draws it, and the picture has the tints (green and
+    red squares), the played move (blue) and the best move (orange)."""
+    f = tmp_path / "games.txt"
+    f.write_text("name: a short game\nmoves: a2 b1\nto-move: x\nx..\n...\n..o\n\n"
+                 "name: a jump\nmoves: e1c1\nto-move: o\nx...o\n")
+    html = tmp_path / "audit.html"
+    assert main(["verify", str(f), "--html", str(html)]) == 0
+    png = tmp_path / "audit.png"
+    r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=900,1800", f"--screenshot={png}", html.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and png.exists(), r.stderr[-500:]
+    pixels = _png_pixels(png.read_bytes())
+    assert len(pixels) == 900 * 1800
+
+    def count(test):
+        return sum(1 for p in pixels if test(*p))
+
+    assert count(lambda r, g, b: r < 150 and g == 255 and b < 150) > 2000     # green squares (a win)
+    assert count(lambda r, g, b: r == 255 and g < 150 and b < 150) > 2000     # red squares (a loss)
+    assert count(lambda r, g, b: b > r + 80 and b > g + 40) > 200             # the blue arrows and rings
+    assert count(lambda r, g, b: r > 200 and 90 < g < 170 and b < 80) > 200   # the orange ones
+    assert count(lambda r, g, b: r > 190 and 160 < g < 200 and b < 60) > 100  # the gold frame
+
+
+def test_unsettled_verdict_in_words():
+    from solver.analysis import Interval
+    p = parse_position("to-move: o\nx...o").position
+    c = Check("bob", "f.txt", 1, None, p, "d1", verdict="unsettled", value_interval=Interval(-1, 3, 5),
+              best_interval=Interval(-5, 1, 5))
+    assert verdict_words(c) == (
+        "d1 is unsettled: after it O has an outcome not proved (-3..+1 for it); with the best move O has an "
+        "outcome not proved (-1..+5 for it); the budget ran out before a loss of points was proved or ruled out "
+        "(values, X's side: -5..+1 the position, -1..+3 the move)")
+    c = Check("bob", "f.txt", 1, None, p, "d1", verdict="blunder", value_interval=Interval(1, 5, 5),
+              best_interval=Interval(-5, -1, 5))
+    assert verdict_words(c) == ("d1 is a blunder: it loses by at least 1; the best move wins by at least 1 "
+                                "(at least 2 points given away; the value, X's side, -5..-1 to +1..+5)")
+
+
+def test_a_square_is_exact_only_when_every_move_there_is():
+    from solver.analysis import Interval
+    from solver.pictures import square_intervals
+    p = parse_position("to-move: x\nx.x\n...\n..o").position
+    a1 = p.board.square(0, 0)
+    v = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
+    assert square_intervals(p, v) == {a1: Interval(3, 5, 9)}       # X gets at least 3, at most 5 there
+    v[p.parse_move("c3a1")] = Interval(-9, 1, 9)
+    assert square_intervals(p, v) == {a1: Interval(3, 3, 9)}       # the other move cannot beat 3
+    # the same intervals with O to move (only the squares matter here): O's best is at least a loss by 3
+    # and at most a win by 1, so X's side -1..+3
+    q = p.replace(turn=parse_position("to-move: o\nx..").position.turn)
+    w = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
+    assert square_intervals(q, w) == {a1: Interval(-1, 3, 9)}
+
+
+def test_under_a_node_budget_the_audit_board_is_the_same_every_time():
+    """verify --nodes: the tint's search shares the node budget between the moves and takes no
+    time share, so the picture does not depend on the machine's speed (two fresh runs agree)."""
+    from solver.formats import parse_fen
+    from solver.limits import Limits
+    p = parse_fen("x1xxooo/xx1xooo/xxxoooo/xxxoxxx/oooooxx/oooooxx/o1oooxx o 0 94")
+    pictures = []
+    for _ in range(2):
+        v = Verifier(Solver(algorithm="search", limits=Limits(nodes=3000)))
+        c = judge(v.analyzer(p), p, "e6c6", Check("bob", "f.txt", 1, None, p, "e6c6"))
+        pictures.append(check_svg(v, c))
+    assert pictures[0] == pictures[1]
+    root = ET.fromstring(pictures[0])
+    assert [a.get("data-move") for a in _by_class(root, "arrow")][0] == "e6c6"
+    assert [r for r in root.iter(SVG + "rect") if "empty" in r.get("class", "").split()
+            and ({"tinted", "bounded"} & set(r.get("class").split()))]

@@ -168,6 +168,9 @@ def test_html_report_loads_in_headless_chromium(suite, tmp_path, capsys):
     body = dom[dom.index("<tbody>"):dom.index("</tbody>")]
     assert body.count("<tr") == 2
     assert dom.count("<svg") >= 1
+    # each board as the browser built it: the move played drawn, the legend, the verdict in words
+    assert dom.count('class="arrow played') == dom.count("<svg") == dom.count('<g class="legend">')
+    assert "How to read the boards" in dom and dom.count('<p class="verdict">') == dom.count("<svg")
 
 
 def test_verdicts_from_intervals():
