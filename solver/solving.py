@@ -18,7 +18,8 @@ nothing and build no solver themselves. The algorithms (SPEC section 4):
 
 With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), the positions the
 tables hold are answered from them (the report's solver is ``tables``); the others are solved
-as without them.
+as without them, except that the search probes the tables of the board at its leaves
+(classic rules: :meth:`~solver.tablebase.Tablebase.search_arrays`).
 """
 
 from __future__ import annotations
@@ -167,8 +168,10 @@ class Solver:
         elif algorithm == "retro":
             oracle = RetroOracle(position.board, position.rules, max_states=lim.state_limit, max_memory=lim.max_memory)
         else:
+            probe = (self.tables.search_arrays(position.board)
+                     if self.tables is not None and position.rules.name == CLASSIC.name else None)
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
-                                  node_limit=lim.state_limit or 0, threads=self.threads)
+                                  node_limit=lim.state_limit or 0, threads=self.threads, probe_tables=probe)
             if self.table_file is not None and os.path.exists(self.table_file):
                 oracle.load_tables(self.table_file)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock
