@@ -188,7 +188,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                         "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') the positions they hold; "
-                        "the others are solved as without them")
+                        "the others are solved as without them, the search probing the tables at its leaves "
+                        "(classic rules)")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 

@@ -99,6 +99,13 @@ def no_probe_tables() -> tuple:
     return (ix, np.zeros(1, np.uint16), np.zeros(1, i64), np.zeros((1, 256), u64), topt)
 
 
+def load_probe_kernel() -> None:
+    """Compile (or load) the tablebase probe the driver calls itself (:meth:`SearchOracle._ending_moves`),
+    so that a first solve with tables does not count it."""
+    empty = np.zeros(0, np.uint64)
+    engine.tbprobe.table_scores(empty, empty, no_probe_tables())
+
+
 def default_threads() -> int:
     """The processors this process may run on."""
     try:
@@ -509,21 +516,29 @@ class SearchOracle(Oracle):
         tb_max = int(self.tb[4][engine.tbprobe.T_MAX])
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
         n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
-        best, best_move = -INF_SCORE, None
+        known_moves: list[tuple[int, int]] = []  # (move, the child's score)
+        held: list[tuple[int, int, int]] = []    # (move, child) of the children the tablebases hold
         for code in (int(c) for c in moves[:n]):
             nm, nt = (np.uint64(x) for x in engine.kernels.play(np.uint64(mine), np.uint64(theirs), np.int64(code),
                                                                  T.adj))
             nc = np.int64(engine.kernels.next_counter(np.int64(counter), np.int64(code), T.rules))
             over, score = engine.kernels.game_status(nm, nt, nc, T.playable, T.reach, T.rules)
             if over:
-                child = int(score) * M
-            else:
-                known, child = engine.search.fill_out(nm, nt, T.playable, T.adj, T.rules)
-                if not known and (int(T.playable) & ~int(nm | nt)).bit_count() <= tb_max:
-                    known, child = True, engine.tbprobe.table_score(nm, nt, self.tb)
-                if not known:
-                    continue
-            v = parent_score(-int(child))
+                known_moves.append((code, int(score) * M))
+                continue
+            known, child = engine.search.fill_out(nm, nt, T.playable, T.adj, T.rules)
+            if known:
+                known_moves.append((code, int(child)))
+            elif (int(T.playable) & ~int(nm | nt)).bit_count() <= tb_max:
+                held.append((code, int(nm), int(nt)))
+        if held:
+            scores = engine.tbprobe.table_scores(np.array([h[1] for h in held], np.uint64),
+                                                 np.array([h[2] for h in held], np.uint64), self.tb)
+            known_moves += [(h[0], int(sc)) for h, sc in zip(held, scores)]
+        best, best_move = -INF_SCORE, None
+        order = {int(c): k for k, c in enumerate(moves[:n])}
+        for code, child in sorted(known_moves, key=lambda mc: order[mc[0]]):  # the first best in move order
+            v = parent_score(-child)
             if v > best:
                 best, best_move = v, code
         return best, best_move, n

@@ -41,7 +41,7 @@ from .reference import ReferenceOracle
 from .retro import RetroOracle
 from .report import BoardResult, Report, SideResult
 from .rules import CLASSIC, COUNTER_PLIES, O, X, Position, Rules, Side, parse_rules, side_name
-from .search import SearchOracle
+from .search import SearchOracle, load_probe_kernel
 from .tablebase import Tablebase, TableOracle
 
 
@@ -101,6 +101,8 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         search.threads = 1
         search.bounds(p.replace(turn=O))
         search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
+        if rules.name == CLASSIC.name:
+            load_probe_kernel()  # the driver's probe of the tablebases, used when there are some
 
 
 class Solver:
