@@ -357,7 +357,7 @@ def solve_command(args: argparse.Namespace) -> int:
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
         try:
             analyzer = solver.analyzer(item.position)
-        except (MissingTableError, TableFileError) as exc:
+        except (MissingTableError, TableFileError, TableError) as exc:  # (the search reads the tables it probes)
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue

@@ -6,6 +6,7 @@ the probe counted, the arrays typed as the empty ones, other rules left alone.""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numba
 import numpy as np
@@ -19,7 +20,7 @@ from solver.limits import Limits
 from solver.rules import CLASSIC, UAI, O, X, Position
 from solver.search import SearchOracle, no_probe_tables
 from solver.solving import Solver
-from solver.tablebase import AtaxxGame, DirectoryStore, Tablebase, random_positions
+from solver.tablebase import AtaxxGame, DirectoryStore, Tablebase, random_positions, tier_path
 from solver.tiersolver import TierSolver
 
 THREE_FIVE = Board(3, 5)
@@ -152,3 +153,21 @@ def test_the_command_line_tables_feed_the_search(tables_dir, tmp_path, capsys):
             del result["nodes"]
     assert plain["sides"] == probed["sides"]
     assert plain["states"] > probed["states"]
+
+
+def test_a_damaged_tier_is_one_line_for_its_position_and_the_others_are_solved(tables_dir, tmp_path, capsys):
+    d = tmp_path / "tables"
+    shutil.copytree(tables_dir, d)
+    path = tier_path(d, THREE_FIVE, 2)
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF  # inside the last compressed block: the checksum no longer holds
+    path.write_bytes(bytes(data))
+    q = random_positions(THREE_FIVE, 1, (TIERS + 2, TIERS + 2), 9)[0]
+    f = tmp_path / "p.txt"
+    f.write_text(f"{q.fen()}\n\nx1o x 0 1\n")
+    assert main(["--solver", "search", "--max-memory", "64M", "--tables", str(d), str(f)]) == 2
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if "checksum" in line]
+    assert len(lines) == 1 and lines[0].startswith(f"{f}:1: ") and str(path) in lines[0], err
+    assert "Traceback" not in err
+    assert f"({f}:3)" in out and "X wins by 3 (value +3)" in out and f"({f}:1)" not in out
