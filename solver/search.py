@@ -217,8 +217,8 @@ class SearchOracle(Oracle):
     :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
     ``progress`` receives a :class:`solver.oracle.Progress` every 50 ms while a search runs.
     ``threads``: how many threads search at once (default: every processor).
-    ``probe_tables``: tablebases probed at the leaves, as the kernels take them
-    (:meth:`solver.tablebase.Tablebase.search_arrays`); used under the classic rules only
+    ``probe_tables``: the tablebases of ``board`` probed at the leaves, as the kernels take them
+    (``Tablebase.search_arrays(board)``, :mod:`solver.tablebase`); used under the classic rules only
     (a counter may end a game the tables value otherwise), ignored under the others.
     """
 
