@@ -171,3 +171,25 @@ def test_a_damaged_tier_is_one_line_for_its_position_and_the_others_are_solved(t
     assert len(lines) == 1 and lines[0].startswith(f"{f}:1: ") and str(path) in lines[0], err
     assert "Traceback" not in err
     assert f"({f}:3)" in out and "X wins by 3 (value +3)" in out and f"({f}:1)" not in out
+
+
+@pytest.mark.parametrize("provers", [("D",), ("P", "F")], ids=["df-pn", "ladders"])
+def test_df_pn_and_the_horizon_ladders_probe_the_tables_too(tables_dir, provers):
+    """Small boards search without a horizon on one prover; here each prover alone, the ladders
+    with horizons, so that both kernels meet table leaves (and the ladders their cut)."""
+    tb = Tablebase(tables_dir)
+    arrays = tb.search_arrays(THREE_FIVE)
+    nodes = {}
+    for label, probe in (("plain", None), ("tables", arrays)):
+        found, nodes[label] = [], 0
+        for q in random_positions(THREE_FIVE, 6, (TIERS + 2, TIERS + 3), 17):
+            oracle = SearchOracle(THREE_FIVE, CLASSIC, threads=1, tt_bits=16, horizon_limit=12, probe_tables=probe)
+            oracle.provers = [provers]
+            b = oracle.bounds(q)
+            found.append((b.lower, b.upper))
+            nodes[label] += oracle.states
+            assert (oracle.counters()["table_probes"] > 0) == (probe is not None)
+        if label == "plain":
+            want = found
+    assert found == want and all(lo == hi for lo, hi in found)
+    assert nodes["tables"] < nodes["plain"]
