@@ -199,7 +199,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                         "every machine, whatever its speed or load")
     p.add_argument("--tables", metavar="DIR",
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') the positions they hold; "
-                        "the others are solved as without them")
+                        "the others are solved as without them, the search probing the tables at its leaves "
+                        "(classic rules)")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 
@@ -368,7 +369,7 @@ def solve_command(args: argparse.Namespace) -> int:
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
         try:
             analyzer = solver.analyzer(item.position)
-        except (MissingTableError, TableFileError) as exc:
+        except (MissingTableError, TableFileError, TableError) as exc:  # (the search reads the tables it probes)
             _emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue

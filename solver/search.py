@@ -21,6 +21,11 @@ Two provers answer a test, each with a real answer either way:
   by 2 three times, then by a quarter), then the search without a horizon. They
   win where short lines decide (and on the positions df-pn thrashes on).
 
+Both probe the tablebases of the board at their leaves when they are given
+(``probe_tables``, classic rules only): a position with at most as many empty squares
+as the tables hold is scored at once with its exact value and depth
+(:mod:`solver.engine.tbprobe`).
+
 With two or more threads they race, one per thread (df-pn on the even threads, the
 ladders on the odd ones), sharing the alpha-beta table (df-pn reads proved bounds
 from it and writes its settled results to it), and the first answer ends the test.
@@ -64,7 +69,7 @@ from .board import Board
 from .analysis import draw_depth, exact_score
 from .limits import BudgetError, LimitError, MemoryLimitError, StateLimitError, TimeLimitError, default_memory_budget
 from .oracle import Bounds, Oracle, Progress, ProgressCallback, mover_value
-from .rules import Move, Position, Rules, X
+from .rules import CLASSIC, Move, Position, Rules, X
 from .scores import CUT_SCORE, INF_SCORE, M, parent_score, score_class, value_threshold, widen
 
 SYMMETRY_MAX_SQUARES = 25  # on larger boards symmetric transpositions are too rare to pay for the key
@@ -78,6 +83,27 @@ HORIZON_SPAN = 6
 HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
 FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
+
+
+def no_probe_tables() -> tuple:
+    """The kernels' ``tb`` argument when there are no tablebases (``tb_max`` -1: nothing is
+    probed): empty arrays of the very types :meth:`solver.tablebase.Tablebase.search_arrays`
+    gives, so that the kernels are compiled once for both."""
+    u64, i64 = np.uint64, np.int64
+    ix = (np.uint64(0), np.zeros((1, 256), u64), np.zeros((1, 256), u64), np.zeros((1, 256), u64),
+          np.zeros(1, i64), np.zeros(1, i64), np.zeros(1, i64), np.zeros(1, u64), np.zeros(1, u64), np.zeros(1, i64),
+          np.zeros((1, 1), i64), np.zeros(1, i64), np.zeros(1, u64), np.zeros(1, i64), np.zeros((1, 1), i64),
+          np.zeros(1, i64), np.zeros((2, 1), np.uint8), np.zeros((1, 256), u64), np.zeros(4, i64))
+    topt = np.zeros(engine.tbprobe.NTOPT, i64)
+    topt[engine.tbprobe.T_MAX] = -1
+    return (ix, np.zeros(1, np.uint16), np.zeros(1, i64), np.zeros((1, 256), u64), topt)
+
+
+def load_probe_kernel() -> None:
+    """Compile (or load) the tablebase probe the driver calls itself (:meth:`SearchOracle._ending_moves`),
+    so that a first solve with tables does not count it."""
+    empty = np.zeros(0, np.uint64)
+    engine.tbprobe.table_scores(empty, empty, no_probe_tables())
 
 
 def default_threads() -> int:
@@ -191,6 +217,9 @@ class SearchOracle(Oracle):
     :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
     ``progress`` receives a :class:`solver.oracle.Progress` every 50 ms while a search runs.
     ``threads``: how many threads search at once (default: every processor).
+    ``probe_tables``: the tablebases of ``board`` probed at the leaves, as the kernels take them
+    (``Tablebase.search_arrays(board)``, :mod:`solver.tablebase`); used under the classic rules only
+    (a counter may end a game the tables value otherwise), ignored under the others.
     """
 
     name = "search"
@@ -199,7 +228,8 @@ class SearchOracle(Oracle):
     def __init__(self, board: Board, rules: Rules, max_memory: int | None = None, deadline: float | None = None,
                  node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
                  draw_walk_limit: int = 200_000, horizon_limit: int | None = None,
-                 progress: ProgressCallback | None = None, threads: int | None = None):
+                 progress: ProgressCallback | None = None, threads: int | None = None,
+                 probe_tables: tuple | None = None):
         super().__init__(deadline, progress)
         S = engine.search
         self.unit = "nodes"
@@ -209,6 +239,7 @@ class SearchOracle(Oracle):
         T = self.tables
         self.geo = (T.playable, T.adj, T.jmp, T.reach, T.canon, T.symperm, T.syminv, T.rules)
         self.rules = rules
+        self.tb = probe_tables if probe_tables is not None and rules.name == CLASSIC.name else no_probe_tables()
         self.threads = max(1, threads if threads is not None else default_threads())
         budget = max_memory if max_memory is not None else default_memory_budget()
         if tt_bits is None:
@@ -274,7 +305,7 @@ class SearchOracle(Oracle):
                  "repetitions": S.S_REPS, "conditional_hits": S.S_CHITS, "terminal": S.S_TERMINAL,
                  "filled_out": S.S_FILLOUT, "horizon_cuts": S.S_HCUTS, "expanded": S.S_VISITS,
                  "table_move_first": S.S_TTFIRST, "generated": S.S_GENERATED, "searched": S.S_SEARCHED,
-                 "etc_cuts": S.S_ETC}
+                 "etc_cuts": S.S_ETC, "table_probes": S.S_TABLE}
         out = {name: int(st[slot]) for name, slot in names.items()}
         out["deepest"] = max(int(w.stats[S.S_MAXPLY]) for w in self.workers)
         out["tt_entries"] = int(self.tt.shape[0])
@@ -323,7 +354,7 @@ class SearchOracle(Oracle):
         opts = np.array([horizon, horizon_score, int(self.loopy), self.clock_kind, self.near_left, self.max_stack,
                          self.etc_left], np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
-                          (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts)
+                          (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
         _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
         return int(r), int(w.stats[S.S_ROOTMOVE])
 
@@ -337,7 +368,7 @@ class SearchOracle(Oracle):
         w.stats[D.S_NODE_LIMIT] = limit
         opts = np.array([int(self.loopy), self.clock_kind, self.max_stack], np.int64)
         r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
-                            self.dtt, (w.stats, abort), opts))
+                            self.dtt, (w.stats, abort), opts, self.tb))
         _raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
         holds = r >= s
         move = int(w.stats[D.S_ROOTMOVE])
@@ -478,24 +509,36 @@ class SearchOracle(Oracle):
     # -- values and bounds ------------------------------------------------------------------------
 
     def _ending_moves(self, mine: int, theirs: int, counter: int) -> tuple[int, int | None, int]:
-        """(best score, its move, moves) over the moves after which the game is over, or can only be
-        filled in by the side left (classic): their results are known without a search."""
+        """(best score, its move, moves) over the moves after which the game is over, can only be
+        filled in by the side left (classic), or that the tablebases hold: their results are known
+        without a search."""
         T = self.tables
+        tb_max = int(self.tb[4][engine.tbprobe.T_MAX])
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
         n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
-        best, best_move = -INF_SCORE, None
+        known_moves: list[tuple[int, int]] = []  # (move, the child's score)
+        held: list[tuple[int, int, int]] = []    # (move, child) of the children the tablebases hold
         for code in (int(c) for c in moves[:n]):
             nm, nt = (np.uint64(x) for x in engine.kernels.play(np.uint64(mine), np.uint64(theirs), np.int64(code),
                                                                  T.adj))
             nc = np.int64(engine.kernels.next_counter(np.int64(counter), np.int64(code), T.rules))
             over, score = engine.kernels.game_status(nm, nt, nc, T.playable, T.reach, T.rules)
             if over:
-                child = int(score) * M
-            else:
-                known, child = engine.search.fill_out(nm, nt, T.playable, T.adj, T.rules)
-                if not known:
-                    continue
-            v = parent_score(-int(child))
+                known_moves.append((code, int(score) * M))
+                continue
+            known, child = engine.search.fill_out(nm, nt, T.playable, T.adj, T.rules)
+            if known:
+                known_moves.append((code, int(child)))
+            elif (int(T.playable) & ~int(nm | nt)).bit_count() <= tb_max:
+                held.append((code, int(nm), int(nt)))
+        if held:
+            scores = engine.tbprobe.table_scores(np.array([h[1] for h in held], np.uint64),
+                                                 np.array([h[2] for h in held], np.uint64), self.tb)
+            known_moves += [(h[0], int(sc)) for h, sc in zip(held, scores)]
+        best, best_move = -INF_SCORE, None
+        order = {int(c): k for k, c in enumerate(moves[:n])}
+        for code, child in sorted(known_moves, key=lambda mc: order[mc[0]]):  # the first best in move order
+            v = parent_score(-child)
             if v > best:
                 best, best_move = v, code
         return best, best_move, n
@@ -703,14 +746,16 @@ class SearchOracle(Oracle):
         table's proved bounds when they show it (no search), else by a test. Raises LimitError."""
         mine, theirs, counter = self._bits(position)
         code, score = engine.search.proof_from_table(np.uint64(mine), np.uint64(theirs), np.int64(counter),
-                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind))
+                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind),
+                                                      self.tb)
         if int(code) != -2:
             return code_move(int(code)), int(score)
         a = self._test_or_raise(mine, theirs, counter, s)
         if not a[0]:
             return None
         code, score = engine.search.proof_from_table(np.uint64(mine), np.uint64(theirs), np.int64(counter),
-                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind))
+                                                      np.int64(s), self.geo, self.tt, np.int64(self.clock_kind),
+                                                      self.tb)
         if int(code) != -2:
             return code_move(int(code)), int(score)
         for move in position.legal_moves():  # the test's own move was not kept: ask each move

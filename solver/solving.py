@@ -18,7 +18,8 @@ nothing and build no solver themselves. The algorithms (SPEC section 4):
 
 With ``tables`` (a :class:`~solver.tablebase.Tablebase` or its directory), the positions the
 tables hold are answered from them (the report's solver is ``tables``); the others are solved
-as without them.
+as without them, except that the search probes the tables of the board at its leaves
+(classic rules: :meth:`~solver.tablebase.Tablebase.search_arrays`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .reference import ReferenceOracle
 from .retro import RetroOracle
 from .report import BoardResult, Report, SideResult
 from .rules import CLASSIC, COUNTER_PLIES, O, X, Position, Rules, Side, parse_rules, side_name
-from .search import SearchOracle
+from .search import SearchOracle, load_probe_kernel
 from .tablebase import Tablebase, TableOracle
 
 
@@ -100,6 +101,8 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         search.threads = 1
         search.bounds(p.replace(turn=O))
         search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
+        if rules.name == CLASSIC.name:
+            load_probe_kernel()  # the driver's probe of the tablebases, used when there are some
 
 
 class Solver:
@@ -167,8 +170,10 @@ class Solver:
         elif algorithm == "retro":
             oracle = RetroOracle(position.board, position.rules, max_states=lim.state_limit, max_memory=lim.max_memory)
         else:
+            probe = (self.tables.search_arrays(position.board)
+                     if self.tables is not None and position.rules.name == CLASSIC.name else None)
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
-                                  node_limit=lim.state_limit or 0, threads=self.threads)
+                                  node_limit=lim.state_limit or 0, threads=self.threads, probe_tables=probe)
             if self.table_file is not None and os.path.exists(self.table_file):
                 oracle.load_tables(self.table_file)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock

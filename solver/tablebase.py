@@ -295,6 +295,43 @@ class Tablebase:
         except MissingTableError:
             return default
 
+    def search_arrays(self, board: Board, max_bytes: int | None = None) -> tuple | None:
+        """The tables of ``board`` (or of its transpose) as the search probes them at its leaves
+        (the ``tb`` tuple of :mod:`solver.engine.tbprobe`): tiers 0 to k read whole into one array,
+        k the last tier held without a gap such that they fit in ``max_bytes`` (default
+        ``cache_bytes``); None when no tier of the board is held (or tier 0 does not fit).
+        Made once per board; raises :class:`TableError` for a damaged file."""
+        table_board, perm = self._table_board(board)
+        if table_board is None:
+            return None
+        made: dict = self.__dict__.setdefault("_search_arrays", {})
+        key = (board.rows, board.cols, board.blocks, max_bytes)
+        if key not in made:
+            ix = dense_index(table_board)
+            limit = self.cache_bytes if max_bytes is None else max_bytes
+            sizes: list[int] = []
+            for e in range(self.tiers_held(board)):
+                if 2 * (sum(sizes) + ix.tier_size(e)) > limit:
+                    break
+                sizes.append(ix.tier_size(e))
+            if not sizes:
+                made[key] = None
+                return None
+            toff = np.zeros(len(sizes) + 1, np.int64)
+            toff[1:] = np.cumsum(sizes)
+            codes = np.empty(int(toff[-1]), np.uint16)
+            for e in range(len(sizes)):
+                codes[toff[e]:toff[e + 1]] = self._file(table_board, e).read_all()
+            nbytes = (board.size + 7) // 8
+            tperm = np.zeros((nbytes, 256), np.uint64)  # the squares' images in the table's board
+            for b in range(nbytes):
+                for v in range(256):
+                    tperm[b, v] = sum(1 << perm[8 * b + k] for k in range(8)
+                                      if v >> k & 1 and 8 * b + k < board.size) if perm is not None else 0
+            topt = np.array([len(sizes) - 1, int(perm is not None), nbytes], np.int64)
+            made[key] = (ix.arrays, codes, toff, tperm, topt)
+        return made[key]
+
 
 def _permute_bits(words: np.ndarray, perm: Sequence[int]) -> np.ndarray:
     out = np.zeros_like(words)

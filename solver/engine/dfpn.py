@@ -53,7 +53,8 @@ from .ttable import K3, mix
 from .bits import lowest_square, popcount
 from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
                       play)
-from .search import fill_out
+from .search import S_TABLE, fill_out
+from .tbprobe import T_MAX, table_score
 
 INF = np.int64(1 << 40)  # a proof or disproof number that is infinite
 STORED_INF = np.uint64(0xFFFFFFFF)
@@ -65,7 +66,7 @@ BUCKET = 4
 S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP = 0, 1, 2, 3
 S_ROOTMOVE = 23
 S_EXPANDED, S_REPS, S_SETTLED, S_PATHDEP = 15, 13, 9, 10
-NSTATS = 24
+NSTATS = 25
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
 O_LOOPY, O_CLOCK, O_MAX_STACK = range(3)
@@ -220,20 +221,23 @@ def _gen(m, t, playable, adj, jmp, mv, moff):
 # -- the test -----------------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
-def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts):
+def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     """Is the mover's score at least s (never 0)? Returns s when proved (a lower bound on the
     score), s - 1 when disproved (an upper bound); ``stats[S_ROOTMOVE]`` the move that proves it
     (-2 when there is none); ``stats[S_STOP]`` != 0 when it stopped without an answer.
 
     ``geo``: as :func:`.search.search_test`; ``tt``: the alpha-beta table (read for proved
     bounds, written with settled results); ``dtt``: this search's table; ``local`` = (stats,
-    abort); ``opts`` (int64): the repetition rule, the clock kind, the stack's limit in plies.
+    abort); ``opts`` (int64): the repetition rule, the clock kind, the stack's limit in plies;
+    ``tb``: the tablebases probed at the leaves, as in :func:`.search.search_test` (a child they
+    hold is proved or disproved at once by its exact score).
     """
     playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
     stats, abort = local
     loopy = opts[O_LOOPY] != 0
     clock_kind = opts[O_CLOCK]
     max_stack = opts[O_MAX_STACK]
+    tb_max = tb[4][T_MAX]
     ENTER, LOOP, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
     stats[S_ROOTMOVE] = -2
@@ -366,6 +370,12 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts):
                         cpn[moff + k] = 0 if proved else INF
                         cdn[moff + k] = INF if proved else 0
                         continue
+                if tb_max >= 0 and np.int64(popcount(playable & ~(nm | nt))) <= tb_max:
+                    stats[S_TABLE] += 1  # the tables hold the child: proved or disproved at once
+                    proved = table_score(nm, nt, tb) >= sc
+                    cpn[moff + k] = 0 if proved else INF
+                    cdn[moff + k] = INF if proved else 0
+                    continue
                 if nsym > 1:
                     ccm, cct, _ = canonical(nm, nt, canon)
                 else:

@@ -113,6 +113,17 @@ end comes soonest that way: 2R - 1 plies with the survivor to move and R empty
 squares, 2R with the wiped-out side to move (it passes first). The search scores
 such a position as finished with that value and depth (:func:`fill_out`).
 
+Tablebases at the leaves (classic)
+----------------------------------
+Given tablebases of the board (``tb``, :mod:`.tbprobe`), a child with at most ``tb_max``
+empty squares is scored in place with its exact composite score, as a finished child
+is: a fact that rests on nothing above (no repetition). Under a horizon this stays
+sound: the game searched is the real one with some subtrees replaced by the cut's
+score, and a table leaf replaces none; which positions are table leaves does not
+depend on the horizon, so a larger horizon still replaces a subset of what a smaller
+one did, and the reuse rules of bounds found with r plies left hold as before.
+``stats[S_TABLE]`` counts the probes.
+
 Limits
 ------
 There is no ply limit: the stack grows as needed (up to the memory budget).
@@ -131,6 +142,7 @@ from . import ttable
 from .bits import lowest_square, popcount, prefetch
 from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
                       play)
+from .tbprobe import T_MAX, table_score
 
 M = np.int64(scores.M)
 INF_SCORE = np.int64(scores.INF_SCORE)
@@ -142,8 +154,8 @@ BUCKET = ttable.BUCKET
 # stats slots
 S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP, S_PROBES, S_HITS, S_TTCUTS, S_CUTS, S_FIRSTCUTS, S_STORES, \
     S_PENDING, S_VALIDATED, S_DISCARDED, S_REPS, S_ETC, S_VISITS, S_CHITS, S_TERMINAL, S_HCUTS, S_GENERATED, \
-    S_SEARCHED, S_TTFIRST, S_FILLOUT, S_ROOTMOVE = range(24)
-NSTATS = 24
+    S_SEARCHED, S_TTFIRST, S_FILLOUT, S_ROOTMOVE, S_TABLE = range(25)
+NSTATS = 25
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
@@ -451,7 +463,7 @@ def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbm
 # -- the test -------------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
-def search_test(mine, theirs, counter, s, geo, tt, local, opts):
+def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
     ``geo`` = (playable, adj, jmp, reach, canon, symperm, syminv, rules): the board and the
@@ -460,7 +472,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts):
     and abort flag; ``opts`` (int64): the horizon (0: none) and how its cut scores for the
     root's mover, whether the repetition rule applies, the clock kind (1: the uai clock fact in
     the table), the plies from the horizon below which the near table is used, the stack's
-    limit in plies and the plies left from which enhanced transposition cut-offs are tried.
+    limit in plies and the plies left from which enhanced transposition cut-offs are tried;
+    ``tb``: the tablebases probed at the leaves (:mod:`.tbprobe`; ``tb_max`` -1: none).
     Returns the score, and in ``stats[S_ROOTMOVE]`` the root's best move (the move that proves
     a score at least s; -2 when the game is over at the root or the answer needed no move);
     ``stats[S_STOP]`` != 0 means it stopped without an answer.
@@ -479,6 +492,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts):
     near_left = opts[O_NEAR_LEFT]
     max_stack = opts[O_MAX_STACK]
     etc_left = opts[O_ETC_LEFT]
+    tb_max = tb[4][T_MAX]
     ENTER, DESCEND, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
     stats[S_ROOTMOVE] = -2
@@ -698,6 +712,12 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts):
                     ret_dep = NONE
                     state = RETURNED
                     continue
+            if tb_max >= 0 and np.int64(popcount(playable & ~(nm | nt))) <= tb_max:
+                stats[S_TABLE] += 1  # the tables hold the child: its exact score, no search below it
+                ret_score = table_score(nm, nt, tb)
+                ret_dep = NONE
+                state = RETURNED
+                continue
             # (the game cannot last fewer plies than it has empty squares: skip the bound when that is enough)
             if horizon > 0 and (ply + 1 >= horizon or (
                     horizon - ply - 1 < np.int64(popcount(playable & ~(nm | nt)))
@@ -795,10 +815,12 @@ def table_move(tt, mine, theirs, counter, canon, syminv):
 
 
 @njit(cache=True)
-def proof_from_table(mine, theirs, counter, s, geo, tt, clock_kind):
-    """(move, score): a move whose child's proved bounds in the table (or whose finished child)
-    show the mover's score is at least s, with the best score so shown; (-2, 0) when none does."""
+def proof_from_table(mine, theirs, counter, s, geo, tt, clock_kind, tb):
+    """(move, score): a move whose child's proved bounds in the table (or whose finished child, or
+    the tablebases ``tb``) show the mover's score is at least s, with the best score so shown;
+    (-2, 0) when none does."""
     playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
+    tb_max = tb[4][T_MAX]
     nbmask = tt.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
     moves = np.empty(MAX_MOVES, np.int64)
@@ -818,6 +840,8 @@ def proof_from_table(mine, theirs, counter, s, geo, tt, clock_kind):
             known, fscore = fill_out(nm, nt, playable, adj, rules)
             if known:
                 hi = fscore
+            elif tb_max >= 0 and np.int64(popcount(playable & ~(nm | nt))) <= tb_max:
+                hi = table_score(nm, nt, tb)
             else:
                 if nsym > 1:
                     nm, nt, _ = canonical(nm, nt, canon)
