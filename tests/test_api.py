@@ -392,3 +392,15 @@ def test_the_layout_the_readme_gives_holds():
     for m in modules:
         if m not in state:
             visit(m, [])
+
+
+def test_cached_kernels_are_dropped_when_any_kernel_source_changed(tmp_path):
+    from solver import engine
+    for name in ("search.search_test-40.py311.nbi", "search.search_test-40.py311.1.nbc", "other.txt"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "kernels.fingerprint").write_text("an older version\n")
+    assert engine.drop_stale_kernels(tmp_path) is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels.fingerprint", "other.txt"]
+    (tmp_path / "search.search_test-40.py311.nbi").write_text("x")  # written by this version: kept
+    assert engine.drop_stale_kernels(tmp_path) is False
+    assert (tmp_path / "search.search_test-40.py311.nbi").exists()

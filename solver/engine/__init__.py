@@ -49,8 +49,44 @@ KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "count
 def __getattr__(name: str) -> ModuleType:
     """A kernel module, imported (and numba loaded) on first access."""
     if name in KERNEL_MODULES:
+        if not _cache_checked:
+            drop_stale_kernels()
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_cache_checked = False
+
+
+def drop_stale_kernels(directory: Path | None = None) -> bool:
+    """Delete numba's cached kernels in ``directory`` (this package's ``__pycache__``) when any kernel
+    source changed since they were written; True when something was deleted.
+
+    numba checks only the file that defines a kernel, so a kernel calling into another module (the
+    search calls the rules of ``kernels``, the probe of ``tbprobe``) would run its old compiled code
+    after that other module changed. The fingerprint of all the kernel sources, kept in the
+    directory, tells. (A cache numba keeps elsewhere, NUMBA_CACHE_DIR or a user cache when this
+    directory is not writable, is not checked.)"""
+    global _cache_checked
+    _cache_checked = True
+    where = directory if directory is not None else _HERE / "__pycache__"
+    stamp = where / "kernels.fingerprint"
+    now = _kernel_fingerprint()
+    try:
+        if stamp.read_text().strip() == now:
+            return False
+    except OSError:
+        pass
+    dropped = False
+    try:
+        for path in list(where.glob("*.nbi")) + list(where.glob("*.nbc")):
+            path.unlink(missing_ok=True)
+            dropped = True
+        where.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(now + "\n")
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
+        pass
+    return dropped
 
 
 # -- running a kernel -----------------------------------------------------------------------------
