@@ -41,6 +41,7 @@ first tier not saved.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -193,7 +194,8 @@ class TierSolver:
 
     def __init__(self, game, store, executor=None, chunk_size: int = DEFAULT_CHUNK, use_unmoves: bool = True,
                  progress: Callable | None = None, should_stop: Callable | None = None,
-                 distribute_above: int = 4096):
+                 distribute_above: int = 4096, apply_threads: int | None = None,
+                 window_events: int | None = None, parallel_above: int = 2048):
         self.game = game
         self.store = store
         self.executor = executor or LocalExecutor()
@@ -202,9 +204,27 @@ class TierSolver:
         self.progress = progress or (lambda *a: None)
         self.should_stop = should_stop or (lambda: False)
         self.distribute_above = distribute_above  # smaller frontiers are not worth a round trip
+        # the apply step: threads each owning a range of the tier's numbers (steps with at most
+        # parallel_above positions run on this thread); the events of at most window_events
+        # positions in memory at once (default: one for every 8 numbers of the tier, or 2**16)
+        self.apply_threads = apply_threads or (self.executor.workers if isinstance(self.executor, LocalExecutor)
+                                               else os.cpu_count() or 1)
+        self.window_events = window_events
+        self.parallel_above = parallel_above
+        self._pool: ThreadPoolExecutor | None = None  # while solve runs
 
     def solve(self, tiers: list[int] | None = None) -> SolveReport:
+        try:
+            return self._solve(tiers)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
+
+    def _solve(self, tiers: list[int] | None) -> SolveReport:
         report = SolveReport()
+        if self._pool is None and self.apply_threads > 1:
+            self._pool = ThreadPoolExecutor(self.apply_threads)
         for t in tiers if tiers is not None else self.game.tiers():
             if self.store.has(t):
                 report.skipped.append(t)
@@ -226,31 +246,47 @@ class TierSolver:
         if self.should_stop():
             raise KeyboardInterrupt
 
+    def _owners(self, n: int) -> list[tuple[int, int]]:
+        """The ranges of numbers each apply thread owns."""
+        t = max(1, min(self.apply_threads, n // 4096 or 1))
+        return [(i * n // t, (i + 1) * n // t) for i in range(t)]
+
+    def _run(self, fn, jobs: list[tuple], parallel: bool) -> list:
+        """``fn(*job)`` for each job, on the apply threads when ``parallel``."""
+        if parallel and self._pool is not None and len(jobs) > 1:
+            return list(self._pool.map(lambda job: fn(*job), jobs))
+        return [fn(*job) for job in jobs]
+
     def solve_tier(self, tier: int):
-        """(codes, TierReport) of one tier; its child tiers must be in the store."""
+        """(codes, TierReport) of one tier; its child tiers must be in the store.
+
+        The working set is three bytes a number (:func:`tier_kernels.summarise`: the code, which
+        holds a position's event until it is settled, and a one-byte counter, with an overflow
+        table for counts above 254), besides the events of one window of depths (at most
+        :attr:`window_events` numbers) and the fronts and un-moves of a step."""
+        tk = engine.tier_kernels
         game = self.game
         n = game.tier_size(tier)
         rep = TierReport(tier, n)
         tables = [self.store.load(t) for t in game.child_tiers(tier)]
         shared = self.executor.share(tables)
-        value = np.zeros(n, np.int8)
-        depth = np.empty(n, np.int16)
-        cnt = np.zeros(n, np.uint16)
-        wk = np.zeros(n, np.int8)
-        wd = np.zeros(n, np.int16)
-        lk = np.zeros(n, np.int8)
-        ld = np.zeros(n, np.int16)
+        code = np.empty(n, np.uint16)
+        cnt = np.empty(n, np.uint8)
+        ov_pos_parts, ov_cnt_parts = [], []
         kmax = 0
+        settled = 0
         want_edges = not self.use_unmoves
         kids, pars = [], []
         chunks = self._chunks(n)
         jobs = [(game, tier, lo, hi, shared, self.use_unmoves) for lo, hi in chunks]
         done = 0
         for (lo, hi), (summary, edges) in zip(chunks, self.executor.map(scan_chunk, jobs)):
-            v, d, c, a, b, x, y, k = summary
-            value[lo:hi], depth[lo:hi], cnt[lo:hi] = v, d, c
-            wk[lo:hi], wd[lo:hi], lk[lo:hi], ld[lo:hi] = a, b, x, y
-            kmax = max(kmax, int(k))
+            c, k, op, oc, km, finals = summary
+            code[lo:hi], cnt[lo:hi] = c, k
+            ov_pos_parts.append(op + lo)
+            ov_cnt_parts.append(oc)
+            kmax = max(kmax, int(km))
+            settled += int(finals)
             if edges is not None:
                 kids.append(edges[0])
                 pars.append(edges[1])
@@ -258,16 +294,19 @@ class TierSolver:
             self.progress(tier, "scan", done, n)
             self._check_stop()
         del tables, shared
-        if kmax > engine.tier_kernels.MAX_VALUE:
-            raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {engine.tier_kernels.MAX_VALUE})")
-        rep.positions = int(np.count_nonzero(depth != -2))
+        ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
+        ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
+        del ov_pos_parts, ov_cnt_parts
+        if kmax > tk.MAX_VALUE:
+            raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {tk.MAX_VALUE})")
+        rep.positions = int(np.count_nonzero(code))
         if want_edges:
-            rstart, rows = engine.tier_kernels.reverse_rows(n, np.concatenate(kids) if kids else np.zeros(0, np.int64),
+            rstart, rows = tk.reverse_rows(n, np.concatenate(kids) if kids else np.zeros(0, np.int64),
                                            np.concatenate(pars) if pars else np.zeros(0, np.int64))
             del kids, pars
 
             def parents_of(front):
-                return [engine.tier_kernels.gather_rows(front, rstart, rows)]
+                return [tk.gather_rows(front, rstart, rows)]
         else:
             def parents_of(front):
                 if front.shape[0] <= self.distribute_above:
@@ -277,36 +316,58 @@ class TierSolver:
                 parts = [front[i:i + step] for i in range(0, front.shape[0], step)]
                 return self.executor.map(parents_chunk, [(game, tier, p) for p in parts])  # a few in flight
 
-        settled = int(np.count_nonzero(depth == 0))
+        owners = self._owners(n)
+        budget = self.window_events or max(n // 8, 1 << 16)
+        no_events = np.zeros(0, np.int64)
         for k in range(kmax, -1, -1):
-            terms, eidx, ew, ed = engine.tier_kernels.level_events(k, value, depth, wk, wd, lk, ld)
-            front = terms
+            census = self._run(tk.level_census, [(k, lo, hi, code, cnt) for lo, hi in owners], True)
+            front = np.concatenate([terms for terms, _ in census])
+            hist = np.sum([h for _, h in census], axis=0)
+            depths = np.flatnonzero(hist)   # the depths with events (some may be settled before)
             p = 0
             d = 0
-            while front.shape[0] or p < eidx.shape[0]:
+            d1 = 0                          # the window of depths whose events are loaded: .. d1 - 1
+            window: list = []
+            while front.shape[0] or p < depths.shape[0]:
                 if front.shape[0] == 0:
-                    d = int(ed[p])
-                if d + 1 > engine.tier_kernels.MAX_DEPTH:
-                    raise TierSolverError(f"tier {tier}: a depth above {engine.tier_kernels.MAX_DEPTH} does not fit the table")
-                q = int(np.searchsorted(ed, d, side="right"))
-                new = [engine.tier_kernels.apply_events(eidx[p:q], ew[p:q], d, value, depth, cnt)]
-                p = q
-                if front.shape[0]:
-                    offset = 0
-                    for pstart, parents in parents_of(front):
-                        m = pstart.shape[0] - 1
-                        new.append(engine.tier_kernels.apply_parents(front[offset:offset + m], pstart, parents, value, depth, cnt))
-                        offset += m
-                front = np.sort(np.concatenate(new))  # in number order: parents of neighbours are near
+                    d = max(d, int(depths[p]))
+                while p < depths.shape[0] and depths[p] <= d:
+                    p += 1
+                if d + 1 > tk.MAX_DEPTH:
+                    raise TierSolverError(f"tier {tier}: a depth above {tk.MAX_DEPTH} does not fit the table")
+                if d >= d1:  # load the events of the next depths, at most window_events of them
+                    d1, total = d + 1, int(hist[d])
+                    while d1 < tk.DEPTH_INF and total + hist[d1] <= budget:
+                        total += int(hist[d1])
+                        d1 += 1
+                    window = self._run(tk.window_events, [(k, lo, hi, d, d1, code, cnt) for lo, hi in owners], True)
+                    d0 = d
+                events = [ev[ds[d - d0]:ds[d - d0 + 1]] for ev, ds in window]
+                big = front.shape[0] + sum(e.shape[0] for e in events) > self.parallel_above
+                outs: list[list] = [[] for _ in owners]
+                parts = parents_of(front) if front.shape[0] else [(np.zeros(1, np.int64), no_events)]
+                offset = 0
+                for pstart, parents in parts:
+                    m = pstart.shape[0] - 1
+                    part = front[offset:offset + m]
+                    res = self._run(tk.apply_owned, [(lo, hi, events[t] if offset == 0 else no_events, d, part, pstart,
+                                                      parents, code, cnt, ov_pos, ov_cnt)
+                                                     for t, (lo, hi) in enumerate(owners)], big)
+                    for t, r in enumerate(res):
+                        outs[t].append(r)
+                    offset += m
+                if len(outs[0]) > 1:
+                    merged = self._run(tk.merge_sorted, [(np.concatenate(o),) for o in outs], big)
+                else:
+                    merged = [o[0] for o in outs]
+                front = np.concatenate(merged) if len(merged) > 1 else merged[0]
                 settled += front.shape[0]
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)
                 self._check_stop()
-        codes, maxd = engine.tier_kernels.encode(value, depth)
+        maxd = max(self._run(tk.finish, [(lo, hi, code, cnt) for lo, hi in owners], True))
         rep.max_depth = int(maxd)
-        if maxd > engine.tier_kernels.MAX_DEPTH:
-            raise TierSolverError(f"tier {tier}: a depth of {maxd} does not fit the table (at most {engine.tier_kernels.MAX_DEPTH})")
-        return codes, rep
+        return code, rep
 
 
 # -- checking --------------------------------------------------------------------------------------
