@@ -541,19 +541,25 @@ class BuildReport:
 
 
 def build(board: Board, directory, executor=None, progress=None, should_stop=None,
-          chunk_size: int | None = None) -> BuildReport:
-    """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
-    tiers already there. Refuses a directory whose files for this board were not written by a
-    compatible build (another format or numbering)."""
+          chunk_size: int | None = None, tiers: list[int] | None = None) -> BuildReport:
+    """Solve every position of ``board`` (classic rules) into ``directory``, or those of
+    ``tiers`` (numbers of empty squares, from 0: a tier needs the one below it, built now or
+    there already), resuming after the tiers already there. Refuses a directory whose files for
+    this board were not written by a compatible build (another format or numbering)."""
 
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     game = AtaxxGame(board)
+    tiers = game.tiers() if tiers is None else sorted(tiers)
     store = DirectoryStore(directory, board)
+    lacking = [t - 1 for t in tiers if t > 0 and t - 1 not in tiers and not store.has(t - 1)]
+    if lacking:
+        raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
+                         f"is solved from: build it too")
+    directory.mkdir(parents=True, exist_ok=True)
     solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
                         progress=progress, should_stop=should_stop)
-    report = solver.solve()
-    disk = sum(store.path(t).stat().st_size for t in game.tiers())
+    report = solver.solve(tiers)
+    disk = sum(store.path(t).stat().st_size for t in tiers)
     return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions, store.index.size,
                        report.seconds, disk)
 
@@ -565,7 +571,7 @@ def build(board: Board, directory, executor=None, progress=None, should_stop=Non
 # the index) about 300 MiB (a 4 x 4 build peaks at 244 MiB); on disk 0.26 bytes per entry (4 x 4;
 # 0.18 on 4 x 5); CPU per number 1.06 us on 4 x 4 (one thread), 2.0 us on the large tiers of
 # 4 x 5, and about 2.7 us expected on 5 x 5 (1.4 times the moves of 4 x 5).
-WORKING_BYTES = 11
+WORKING_BYTES = 4
 BASE_BYTES = 300 << 20
 DISK_BYTES_PER_ENTRY = 0.26
 
@@ -594,7 +600,7 @@ class BuildPlan:
             return f"{board_name(self.board)}: every tier is already built"
         return (f"{board_name(self.board)}: {len(self.tiers)} tiers to build, {self.entries:,} entries; needs about "
                 f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
-                f"{seconds_text(self.cpu_seconds)} of CPU ({cpu_per_number(self.entries) * 1e6:.2f} us a number)")
+                f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)")
 
 
 def bytes_text(n: float) -> str:
@@ -610,11 +616,12 @@ def seconds_text(t: float) -> str:
     return f"{t / 3600:,.1f} hours" if t >= 3600 else f"{t / 60:.1f} minutes" if t >= 60 else f"{t:.1f} s"
 
 
-def plan_build(board: Board, directory: str | Path) -> BuildPlan:
-    """What :func:`build` of ``board`` into ``directory`` will need (the tiers whose files are
-    there are not built again). Reads nothing but the names of the files."""
+def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = None) -> BuildPlan:
+    """What :func:`build` of ``board`` (or of its ``tiers``) into ``directory`` will need (the
+    tiers whose files are there are not built again). Reads nothing but the names of the files."""
     index = dense_index(board)
-    tiers = [t for t in range(index.n + 1) if not tier_path(Path(directory), board, t).exists()]
+    tiers = [t for t in (range(index.n + 1) if tiers is None else sorted(tiers))
+             if not tier_path(Path(directory), board, t).exists()]
     entries = sum(index.tier_size(t) for t in tiers)
     need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
             for t in tiers}
