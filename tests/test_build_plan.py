@@ -27,7 +27,7 @@ def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
     assert main(["tables", "build", "5x5", "--dir", str(d), "--max-memory", "64G"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and not d.exists()
-    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 241.9 GiB of "
+    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 109.6 GiB of "
                    "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
                    "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
 

@@ -11,15 +11,22 @@ with depth :data:`DEPTH_INF` for a draw by infinite play and 0 for "no position"
 Values from -31 to +31 and depths up to 1022 fit; the solver refuses more.
 
 *Cycle resolution inside a tier* is the retrograde propagation of
-:mod:`.retro` (:func:`settle` is shared): for k from the largest margin down to 0,
-events at level k are processed in order of depth; a position whose child is lost
-by k is won by k at 1 + that child's depth, one whose last unresolved child is won
-by k (or, at k = 0, drawn in finitely many plies) is lost by k (drawn) at 1 + that
-depth. Children in other tiers are summarised per position by two events, which is
-all the propagation can see of them: the best win (largest k, then least depth)
-and the last loss (least margin for the child's mover, then greatest depth),
-since a counter reaches zero at its last event only. A child drawn by infinite
-play never resolves its parent. What is never resolved is a draw by infinite play.
+:mod:`.retro` (the rule of :func:`settle`, which the retro engine shares): for k from
+the largest margin down to 0, events at level k are processed in order of depth; a
+position whose child is lost by k is won by k at 1 + that child's depth, one whose last
+unresolved child is won by k (or, at k = 0, drawn in finitely many plies) is lost by k
+(drawn) at 1 + that depth. Children in other tiers are summarised per position by one
+event, which is all the propagation can see of them: the best win (largest k, then least
+depth) or, when no child elsewhere is lost, the last loss (least margin for the child's
+mover, then greatest depth), since a counter reaches zero at its last event only (and
+never while a win is pending). A child drawn by infinite play never resolves its parent.
+What is never resolved is a draw by infinite play.
+
+*The working set* of a tier is three bytes a number (:func:`summarise`): the uint16 code,
+which holds an unresolved position's event until the position is settled, and a one-byte
+counter of the moves left (:data:`COUNT_OVER` and a side table above 254).
+:func:`apply_owned` settles the parents in one range of numbers, so threads (or workers)
+owning disjoint ranges apply a step at once.
 """
 
 import numpy as np
@@ -35,6 +42,27 @@ NOT_FINAL = np.int16(1000)          # ``final``: the game is not over
 UNUSED = np.int16(-1000)            # ``final``: not a position
 INF_CODE = (VALUE_BIAS << DEPTH_BITS) | DEPTH_INF   # a draw by infinite play (and: no event, below)
 COUNT_OVER = 255                    # ``cnt``: the count is in the overflow table
+
+
+@njit(cache=True)
+def settle(j, w, d, t0, value, depth, cnt, fifo, tail):
+    """A child of position t0 + j resolved with value w (its mover's side) at depth d.
+    Returns the new queue length. Unresolved positions have depth -1 (the retro engine's arrays)."""
+    s = t0 + j
+    if depth[s] != -1:
+        return tail
+    if w < 0:  # the child's mover loses: moving there wins
+        value[s] = -w
+        depth[s] = d + 1
+        fifo[tail] = j
+        return tail + 1
+    cnt[j] -= 1
+    if cnt[j] == 0:  # every move leads where the opponent has at least w (or, for w = 0, a draw)
+        value[s] = -w
+        depth[s] = d + 1
+        fifo[tail] = j
+        return tail + 1
+    return tail
 
 
 @njit(cache=True)
@@ -267,8 +295,9 @@ def window_events(k, lo, hi, d0, d1, code, cnt):
 
 
 @njit(cache=True, nogil=True)
-def settle(s, w, d, code, cnt, ov_pos, ov_cnt, out, tail):
-    """A child of position s resolved with value w (its mover's side) at depth d; a position
+def settle_packed(s, w, d, code, cnt, ov_pos, ov_cnt, out, tail):
+    """The rule of :func:`settle` on the tier solver's three bytes a number (:func:`summarise`):
+    a child of position s resolved with value w (its mover's side) at depth d; a position
     settled is added to ``out``. Returns the new length of ``out``."""
     c = cnt[s]
     if c == 0:  # settled already
@@ -304,7 +333,7 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
     out = np.empty(m, np.int64)
     tail = 0
     for e in events:
-        tail = settle(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
+        tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
     for i in range(front.shape[0]):
         c = code[front[i]]
         w = np.int64(c >> DEPTH_BITS) - VALUE_BIAS
@@ -312,7 +341,7 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
         for y in range(pstart[i], pstart[i + 1]):
             p = parents[y]
             if lo <= p < hi:
-                tail = settle(p, w, dc, code, cnt, ov_pos, ov_cnt, out, tail)
+                tail = settle_packed(p, w, dc, code, cnt, ov_pos, ov_cnt, out, tail)
     res = out[:tail].copy()
     res.sort()
     return res
