@@ -116,3 +116,17 @@ def test_the_working_set_is_three_bytes_a_number():
         np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16))
     assert code.nbytes + cnt.nbytes == 3 * n
     assert ov_pos.tolist() == list(range(0, n, 2)) and set(ov_cnt.tolist()) == {300} and set(cnt.tolist()) == {0, 255}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["3x5", "4x4"])
+def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, board):
+    pytest.importorskip("distributed")
+    from solver.cli import main
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["tables", "build", board, "--dir", str(one), "--jobs", "1"]) == 0
+    assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    names = sorted(p.name for p in one.iterdir())
+    assert names and names == sorted(p.name for p in two.iterdir())
+    assert all((one / name).read_bytes() == (two / name).read_bytes() for name in names)
