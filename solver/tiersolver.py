@@ -45,6 +45,7 @@ class TierReport:
     seconds: float = 0.0
     max_depth: int = 0
     cpu_seconds: float = 0.0
+    max_front: int = 0       # the most positions settled in one step (8 bytes each in memory, twice)
 
 
 @dataclass
@@ -114,8 +115,9 @@ class TierSolver:
             rep.seconds = time.perf_counter() - start
             rep.cpu_seconds = time.process_time() - cpu
             report.tiers.append(rep)
-            LOGGER.info("tier %s: %d numbers, %d positions, %.1f s (cpu %.1f s in this process), depth <= %d", t,
-                        rep.size, rep.positions, rep.seconds, rep.cpu_seconds, rep.max_depth)
+            LOGGER.info("tier %s: %d numbers, %d positions, %.1f s (cpu %.1f s in this process), depth <= %d, "
+                        "largest step %d positions", t, rep.size, rep.positions, rep.seconds, rep.cpu_seconds,
+                        rep.max_depth, rep.max_front)
         return report
 
     def _chunks(self, size: int) -> list[tuple[int, int]]:
@@ -201,6 +203,7 @@ class TierSolver:
         for k in range(kmax, -1, -1):
             census = self._run(tk.level_census, [(k, lo, hi, code, cnt) for lo, hi in owners], True)
             front = np.concatenate([terms for terms, _ in census])
+            rep.max_front = max(rep.max_front, front.shape[0])
             hist = np.sum([h for _, h in census], axis=0)
             depths = np.flatnonzero(hist)   # the depths with events (some may be settled before)
             p = 0
@@ -241,6 +244,7 @@ class TierSolver:
                     merged = [o[0] for o in outs]
                 front = np.concatenate(merged) if len(merged) > 1 else merged[0]
                 settled += front.shape[0]
+                rep.max_front = max(rep.max_front, front.shape[0])
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)
                 self._check_stop()
