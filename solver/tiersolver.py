@@ -46,6 +46,7 @@ class TierReport:
     max_depth: int = 0
     cpu_seconds: float = 0.0
     max_front: int = 0       # the most positions settled in one step (8 bytes each in memory, twice)
+    max_window: int = 0      # the most events loaded at once (8 bytes each)
 
 
 @dataclass
@@ -86,7 +87,7 @@ class TierSolver:
         self.distribute_above = distribute_above  # smaller frontiers are not worth a round trip
         # the apply step: threads each owning a range of the tier's numbers (steps with at most
         # parallel_above positions run on this thread); the events of at most window_events
-        # positions in memory at once (default: one for every 8 numbers of the tier, or 2**16)
+        # positions in memory at once (default: one for every 32 numbers of the tier, or 2**16)
         self.apply_threads = apply_threads or (self.executor.workers if isinstance(self.executor, LocalExecutor)
                                                else os.cpu_count() or 1)
         self.window_events = window_events
@@ -198,8 +199,9 @@ class TierSolver:
                 return self.executor.map(parents_chunk, [(game, tier, p) for p in parts])  # a few in flight
 
         owners = self._owners(n)
-        budget = self.window_events or max(n // 8, 1 << 16)
+        budget = self.window_events or max(n // 32, 1 << 16)
         no_events = np.zeros(0, np.int64)
+        no_start = np.zeros(1, np.int64)
         for k in range(kmax, -1, -1):
             census = self._run(tk.level_census, [(k, lo, hi, code, cnt) for lo, hi in owners], True)
             front = np.concatenate([terms for terms, _ in census])
@@ -217,17 +219,34 @@ class TierSolver:
                     p += 1
                 if d + 1 > tk.MAX_DEPTH:
                     raise TierSolverError(f"tier {tier}: a depth above {tk.MAX_DEPTH} does not fit the table")
-                if d >= d1:  # load the events of the next depths, at most window_events of them
+                outs: list[list[np.ndarray]] = [[] for _ in owners]
+                if d >= d1 and hist[d] > budget:
+                    # one depth with more events than the window holds: they are loaded and applied
+                    # in slices of each owner's range (the order of a step's settlements is free)
+                    d1 = d + 1
+                    window = []
+                    split = -(-int(hist[d]) // budget)
+                    for j in range(split):
+                        cuts = [(lo + (hi - lo) * j // split, lo + (hi - lo) * (j + 1) // split) for lo, hi in owners]
+                        got = self._run(tk.window_events, [(k, a, b, d, d + 1, code, cnt) for a, b in cuts], True)
+                        rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in got))
+                        res = self._run(tk.apply_owned, [(lo, hi, ev, d, no_events, no_start, no_events, code, cnt,
+                                                          ov_pos, ov_cnt)
+                                                         for (lo, hi), (ev, _) in zip(owners, got)], True)
+                        for t, r in enumerate(res):
+                            outs[t].append(r)
+                        del got, res
+                elif d >= d1:  # load the events of the next depths, at most window_events of them
                     d1, total = d + 1, int(hist[d])
                     while d1 < tk.DEPTH_INF and total + hist[d1] <= budget:
                         total += int(hist[d1])
                         d1 += 1
                     window = self._run(tk.window_events, [(k, lo, hi, d, d1, code, cnt) for lo, hi in owners], True)
+                    rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in window))
                     d0 = d
-                events = [ev[ds[d - d0]:ds[d - d0 + 1]] for ev, ds in window]
+                events = [ev[ds[d - d0]:ds[d - d0 + 1]] for ev, ds in window] if window else [no_events for _ in owners]
                 big = front.shape[0] + sum(e.shape[0] for e in events) > self.parallel_above
-                outs: list[list] = [[] for _ in owners]
-                parts = parents_of(front) if front.shape[0] else [(np.zeros(1, np.int64), no_events)]
+                parts = parents_of(front) if front.shape[0] else [(no_start, no_events)]
                 offset = 0
                 for pstart, parents in parts:
                     m = pstart.shape[0] - 1
