@@ -257,11 +257,17 @@ class TierSolver:
                     for t, r in enumerate(res):
                         outs[t].append(r)
                     offset += m
-                if len(outs[0]) > 1:
-                    merged = self._run(tk.merge_sorted, [(np.concatenate(o),) for o in outs], big)
-                else:
-                    merged = [o[0] for o in outs]
+                front = part = no_events  # (the step's front is no longer needed)
+                del parts, pstart, parents, res
+                several = len(outs[0]) > 1  # parts: each owner's settled positions are sorted again
+                flat = []
+                for t, o in enumerate(outs):
+                    flat.append((np.concatenate(o) if several else o[0],))
+                    outs[t] = []
+                merged = self._run(tk.merge_sorted, flat, big) if several else [f[0] for f in flat]
+                del flat
                 front = np.concatenate(merged) if len(merged) > 1 else merged[0]
+                del merged
                 settled += front.shape[0]
                 rep.max_front = max(rep.max_front, front.shape[0])
                 d += 1

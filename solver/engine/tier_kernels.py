@@ -349,10 +349,9 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
 
 @njit(cache=True, nogil=True)
 def merge_sorted(parts_flat):
-    """The numbers of one owner settled over several parts of a front, sorted."""
-    out = parts_flat.copy()
-    out.sort()
-    return out
+    """The numbers of one owner settled over several parts of a front, sorted (in place)."""
+    parts_flat.sort()
+    return parts_flat
 
 
 @njit(cache=True, nogil=True)
