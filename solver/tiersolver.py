@@ -87,7 +87,7 @@ class TierSolver:
         self.distribute_above = distribute_above  # smaller frontiers are not worth a round trip
         # the apply step: threads each owning a range of the tier's numbers (steps with at most
         # parallel_above positions run on this thread); the events of at most window_events
-        # positions in memory at once (default: one for every 32 numbers of the tier, or 2**16)
+        # positions in memory at once (default: one for every 32 numbers of the tier, or 2**20)
         self.apply_threads = apply_threads or (self.executor.workers if isinstance(self.executor, LocalExecutor)
                                                else os.cpu_count() or 1)
         self.window_events = window_events
@@ -199,7 +199,7 @@ class TierSolver:
                 return self.executor.map(parents_chunk, [(game, tier, p) for p in parts])  # a few in flight
 
         owners = self._owners(n)
-        budget = self.window_events or max(n // 32, 1 << 16)
+        budget = self.window_events or max(n // 32, 1 << 20)
         no_events = np.zeros(0, np.int64)
         no_start = np.zeros(1, np.int64)
         for k in range(kmax, -1, -1):

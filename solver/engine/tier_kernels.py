@@ -260,7 +260,7 @@ def level_census(k, lo, hi, code, cnt):
             hist[c & DEPTH_INF] += 1
     terms = np.empty(nt, np.int64)
     a = 0
-    for i in range(lo, hi):
+    for i in range(lo, hi if nt > 0 else lo):
         c = code[i]
         if cnt[i] == 0 and c != NO_POSITION and (c & DEPTH_INF) == 0 and \
                 abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS) == k:
@@ -284,7 +284,7 @@ def window_events(k, lo, hi, d0, d1, code, cnt):
         dstart[j + 1] += dstart[j]
     fill = dstart[:-1].copy()
     out = np.empty(dstart[d1 - d0], np.int64)
-    for i in range(lo, hi):
+    for i in range(lo, hi if out.shape[0] > 0 else lo):
         c = code[i]
         if cnt[i] != 0 and is_event(k, c):
             d = np.int64(c & DEPTH_INF)
