@@ -60,7 +60,8 @@ from .solving import Solver
 from .tablebase import Tablebase
 from .tablebuild import build, executor_for
 from .tablegame import AtaxxGame
-from .tiersolver import MemoryStore, TierSolver
+from .tiersolver import TierSolver
+from .tierstore import MemoryStore
 
 # The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).
 ENDGAME_FILE = Path(__file__).resolve().parent / "data" / "endgames-7x7.txt"

@@ -1068,6 +1068,8 @@ def _add_tables(commands: _Commands) -> None:
     p.add_argument("--max-memory", type=_size, metavar="SIZE",
                    help="memory budget, e.g. 16G (default: three quarters of the machine)")
     p.add_argument("--force", action="store_true", help="build even when the memory needed exceeds the budget")
+    p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares; each "
+                                                   "tier is solved from the one below it, built or there)")
     p = action("check", _tables_check, "verify every stored value of a board against the moves",
                board=True, executor=True)
     p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
@@ -1121,7 +1123,8 @@ def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars
 
 def _tables_build(args: argparse.Namespace) -> int:
     board = _board(args)
-    plan = plan_build(board, args.dir)
+    tiers = _tier_range(args.parser, args.tiers, dense_index(board).n) if args.tiers is not None else None
+    plan = plan_build(board, args.dir, tiers)
     budget = args.max_memory or default_memory_budget()
     if plan.memory > budget and not args.force:
         _tables_say(printable(f"{plan.describe()}: more memory than the budget of {bytes_text(budget)} "
@@ -1137,7 +1140,8 @@ def _tables_build(args: argparse.Namespace) -> int:
                     for sig in (signal.SIGINT, signal.SIGTERM)}
         t = time.perf_counter()
         try:
-            report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop))
+            report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop),
+                           tiers=tiers)
         except KeyboardInterrupt:
             bars.close()
             _tables_say(f"interrupted; the finished tiers are in {args.dir}: run the same command again to resume")

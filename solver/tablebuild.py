@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .board import Board
-from .cluster import DaskExecutor, cluster_for
+from .cluster import cluster_for
 from .tablefiles import DirectoryStore, board_name, tier_path
 from .tablegame import AtaxxGame
-from .tableindex import dense_index
-from .tiersolver import DEFAULT_CHUNK, LocalExecutor, TierSolver
+from .tableindex import TableError, dense_index
+from .tierexec import Executor, LocalExecutor
+from .tiergame import DEFAULT_CHUNK, Progress
+from .tiersolver import TierSolver
 
-Executor = LocalExecutor | DaskExecutor  # where the tier solver's chunks run
-TierProgress = Callable[[int, str, int, int | None], None]  # (tier, phase, done, total)
 
 
 # -- building --------------------------------------------------------------------------------------
@@ -45,32 +45,41 @@ class BuildReport:
     bytes_on_disk: int
 
 
-def build(board: Board, directory: str | Path, executor: Executor | None = None, progress: TierProgress | None = None,
-          should_stop: Callable[[], bool] | None = None, chunk_size: int | None = None) -> BuildReport:
-    """Solve every position of ``board`` (classic rules) into ``directory``, resuming after the
-    tiers already there. Refuses a directory whose files for this board were not written by a
-    compatible build (another format or numbering)."""
+def build(board: Board, directory: str | Path, executor: Executor | None = None, progress: Progress | None = None,
+          should_stop: Callable[[], bool] | None = None, chunk_size: int | None = None,
+          tiers: list[int] | None = None) -> BuildReport:
+    """Solve every position of ``board`` (classic rules) into ``directory``, or those of
+    ``tiers`` (numbers of empty squares, from 0: a tier needs the one below it, built now or
+    there already), resuming after the tiers already there. Refuses a directory whose files for
+    this board were not written by a compatible build (another format or numbering)."""
 
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     game = AtaxxGame(board)
+    tiers = game.tiers() if tiers is None else sorted(tiers)
     store = DirectoryStore(directory, board)
+    lacking = [t - 1 for t in tiers if t > 0 and t - 1 not in tiers and not store.has(t - 1)]
+    if lacking:
+        raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
+                         f"is solved from: build it too")
+    directory.mkdir(parents=True, exist_ok=True)
     solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
                         progress=progress, should_stop=should_stop)
-    report = solver.solve()
-    disk = sum(store.path(t).stat().st_size for t in game.tiers())
+    report = solver.solve(tiers)
+    disk = sum(store.path(t).stat().st_size for t in tiers)
     return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions, store.index.size,
                        report.seconds, disk)
 
 
 # -- what a build needs ----------------------------------------------------------------------------
 
-# Measured (README, "Tablebases"): a tier's working arrays take 11 bytes per number while it is
-# solved, beside its child tier's codes (2 bytes a number); the process itself (Python, numba,
-# the index) about 300 MiB (a 4 x 4 build peaks at 244 MiB); on disk 0.26 bytes per entry (4 x 4;
-# 0.18 on 4 x 5); CPU per number 1.06 us on 4 x 4 (one thread), 2.0 us on the large tiers of
-# 4 x 5, and about 2.7 us expected on 5 x 5 (1.4 times the moves of 4 x 5).
-WORKING_BYTES = 11
+# Measured (README, "Tablebases"): a tier's working set takes 3 bytes per number (the codes and
+# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 4.5 bytes a
+# number on tier 4 of 4 x 5 (82.6 million numbers), beside its child tier's codes (2 bytes a
+# number); the process itself (Python, numba, the index) about 300 MiB (a 4 x 4 build peaks at
+# 244 to 262 MiB); on disk 0.26 bytes per entry (4 x 4; 0.18 on 4 x 5); CPU per number 1.06 us on
+# 4 x 4 (one thread), 2.0 us on the large tiers of 4 x 5, and about 2.7 us expected on 5 x 5
+# (1.4 times the moves of 4 x 5; tier 1 of 5 x 5 took 0.98 us a number).
+WORKING_BYTES = 5
 BASE_BYTES = 300 << 20
 DISK_BYTES_PER_ENTRY = 0.26
 
@@ -99,7 +108,7 @@ class BuildPlan:
             return f"{board_name(self.board)}: every tier is already built"
         return (f"{board_name(self.board)}: {len(self.tiers)} tiers to build, {self.entries:,} entries; needs about "
                 f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
-                f"{seconds_text(self.cpu_seconds)} of CPU ({cpu_per_number(self.entries) * 1e6:.2f} us a number)")
+                f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)")
 
 
 def bytes_text(n: float) -> str:
@@ -115,11 +124,12 @@ def seconds_text(t: float) -> str:
     return f"{t / 3600:,.1f} hours" if t >= 3600 else f"{t / 60:.1f} minutes" if t >= 60 else f"{t:.1f} s"
 
 
-def plan_build(board: Board, directory: str | Path) -> BuildPlan:
-    """What :func:`build` of ``board`` into ``directory`` will need (the tiers whose files are
-    there are not built again). Reads nothing but the names of the files."""
+def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = None) -> BuildPlan:
+    """What :func:`build` of ``board`` (or of its ``tiers``) into ``directory`` will need (the
+    tiers whose files are there are not built again). Reads nothing but the names of the files."""
     index = dense_index(board)
-    tiers = [t for t in range(index.n + 1) if not tier_path(Path(directory), board, t).exists()]
+    tiers = [t for t in (range(index.n + 1) if tiers is None else sorted(tiers))
+             if not tier_path(Path(directory), board, t).exists()]
     entries = sum(index.tier_size(t) for t in tiers)
     need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
             for t in tiers}

@@ -5,7 +5,7 @@
   engine, or random positions with few empty squares (:func:`random_positions`) against
   the search; :class:`Comparison` is their answer.
 - :func:`check_tables` checks the stored tiers against the moves (the tier solver's
-  :func:`solver.tiersolver.verify`: each value is the best over its children's, each
+  :func:`solver.tiercheck.verify`: each value is the best over its children's, each
   depth one more than its preferred child's) (``ataxx-solve tables check``).
 - :func:`contents` says what a directory holds, board by board (``ataxx-solve tables info``).
 """
@@ -26,11 +26,12 @@ from .retro import RetroOracle
 from .rules import CLASSIC, O, Position, X
 from .search import SearchOracle
 from .tablebase import Tablebase
-from .tablebuild import Executor, TierProgress
 from .tablefiles import DirectoryStore, board_name
 from .tablegame import AtaxxGame
 from .tableindex import TableError, dense_index
-from .tiersolver import CheckReport, verify
+from .tiercheck import CheckReport, verify
+from .tierexec import Executor
+from .tiergame import Progress
 
 
 # -- against the engines ---------------------------------------------------------------------------
@@ -123,9 +124,9 @@ def compare_with_search(tablebase: Tablebase, board: Board, count: int = 2000, e
 # -- against the moves, and what a directory holds -------------------------------------------------
 
 def check_tables(board: Board, directory: str | Path, executor: Executor | None = None,
-                 progress: TierProgress | None = None, tiers: list[int] | None = None) -> CheckReport:
+                 progress: Progress | None = None, tiers: list[int] | None = None) -> CheckReport:
     """Check the stored tiers of ``board`` in ``directory`` (all, or ``tiers``) against the moves
-    (:func:`solver.tiersolver.verify`). Raises :class:`TableError` when a tier to check, or a
+    (:func:`solver.tiercheck.verify`). Raises :class:`TableError` when a tier to check, or a
     child tier it needs, is missing or damaged."""
     store = DirectoryStore(Path(directory), board)
     game = AtaxxGame(board)

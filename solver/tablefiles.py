@@ -18,7 +18,7 @@ the header line.
 
 - :func:`write_tier` writes a tier's file whole or not at all; :class:`TierFile` opens one,
   checks its header against what the file can hold, and reads its blocks on demand.
-- :class:`DirectoryStore` is the tier solver's store (:class:`solver.tiersolver.TierStore`)
+- :class:`DirectoryStore` is the tier solver's store (:class:`solver.tierstore.TierStore`)
   for one board in a directory: a tier is there when its file is whole and compatible.
 - :func:`board_name`, :func:`parse_board_name` and :func:`tier_path` name boards and files
   (``4x5-e07.atb``).

@@ -3,8 +3,6 @@ NAGs and comments, read back by solver/pgn.py to the same games; the refusals of
 
 from __future__ import annotations
 
-import io
-import sys
 from pathlib import Path
 
 import pytest

@@ -29,7 +29,7 @@ def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
     assert main(["tables", "build", "5x5", "--dir", str(d), "--max-memory", "64G"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and not d.exists()
-    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 241.9 GiB of "
+    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 128.5 GiB of "
                    "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
                    "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
 
@@ -45,3 +45,24 @@ def test_a_build_within_the_budget_says_what_it_needs_first(tmp_path, capsys):
     assert main(["tables", "build", "2x3", "--dir", str(d), "--jobs", "1"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and out.startswith("2x3: 0 tiers built, 7 already there")
+
+
+def test_some_tiers_only(tmp_path, capsys):
+    d = tmp_path / "t"
+    index = dense_index(Board(5, 5))
+    plan = plan_build(Board(5, 5), d, [0, 1, 2, 3])
+    assert plan.tiers == [0, 1, 2, 3] and plan.entries == sum(index.tier_size(t) for t in range(4)) == 2_031_288_320
+    assert plan.worst_tier == 3 and plan.memory == BASE_BYTES + WORKING_BYTES * 1_527_644_160 + 2 * 421_265_408
+    assert main(["tables", "build", "5x5", "--dir", str(d), "--tiers", "0-3", "--max-memory", "1G"]) == 2
+    assert capsys.readouterr().err.startswith("ataxx-solve tables: 5x5: 4 tiers to build, 2,031,288,320 entries; "
+                                              "needs about 8.2 GiB of memory (tier 3)")
+    assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "2-3", "--jobs", "1"]) == 2
+    assert capsys.readouterr().err.endswith("lacks tier 1 of 3x3, which tier 2 is solved from: build it too\n")
+    assert not d.exists()
+    assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "0-2", "--jobs", "1"]) == 0
+    assert capsys.readouterr().out.startswith("3x3: 3 tiers built, 0 already there")
+    assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "3", "--jobs", "1"]) == 0
+    assert sorted(p.name for p in d.iterdir()) == [f"3x3-e0{t}.atb" for t in range(4)]
+    with pytest.raises(SystemExit):
+        main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "4-12"])
+    assert "tiers go from 0 to 9, not 4-12" in capsys.readouterr().err

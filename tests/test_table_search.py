@@ -17,7 +17,7 @@ from solver.bitboards import mover_bits
 from solver.board import Board
 from solver.cli import main
 from solver.limits import Limits
-from solver.rules import CLASSIC, UAI, O, X, Position
+from solver.rules import CLASSIC, UAI, O, X
 from solver.search import SearchOracle, no_probe_tables
 from solver.solving import Solver
 from solver.tablebase import AtaxxGame, DirectoryStore, Tablebase, random_positions, tier_path

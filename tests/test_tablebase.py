@@ -21,7 +21,9 @@ from solver.tablechecks import check_tables, contents
 from solver.tablefiles import tier_path
 from solver.tablegame import AtaxxGame
 from solver.tableindex import TableError, dense_index
-from solver.tiersolver import MemoryStore, TierSolver, self_test, verify
+from solver.tiercheck import self_test, verify
+from solver.tiersolver import TierSolver
+from solver.tierstore import MemoryStore
 
 SMALL = [Board(1, 5), Board(2, 3), Board(2, 4, 0b00100100), Board(3, 3, 1 << 4), Board(3, 3), Board(2, 2)]
 

@@ -11,15 +11,22 @@ with depth :data:`DEPTH_INF` for a draw by infinite play and 0 for "no position"
 Values from -31 to +31 and depths up to 1022 fit; the solver refuses more.
 
 *Cycle resolution inside a tier* is the retrograde propagation of
-:mod:`.retro` (:func:`settle` is shared): for k from the largest margin down to 0,
-events at level k are processed in order of depth; a position whose child is lost
-by k is won by k at 1 + that child's depth, one whose last unresolved child is won
-by k (or, at k = 0, drawn in finitely many plies) is lost by k (drawn) at 1 + that
-depth. Children in other tiers are summarised per position by two events, which is
-all the propagation can see of them: the best win (largest k, then least depth)
-and the last loss (least margin for the child's mover, then greatest depth),
-since a counter reaches zero at its last event only. A child drawn by infinite
-play never resolves its parent. What is never resolved is a draw by infinite play.
+:mod:`.retro` (the rule of :func:`settle`, which the retro engine shares): for k from
+the largest margin down to 0, events at level k are processed in order of depth; a
+position whose child is lost by k is won by k at 1 + that child's depth, one whose last
+unresolved child is won by k (or, at k = 0, drawn in finitely many plies) is lost by k
+(drawn) at 1 + that depth. Children in other tiers are summarised per position by one
+event, which is all the propagation can see of them: the best win (largest k, then least
+depth) or, when no child elsewhere is lost, the last loss (least margin for the child's
+mover, then greatest depth), since a counter reaches zero at its last event only (and
+never while a win is pending). A child drawn by infinite play never resolves its parent.
+What is never resolved is a draw by infinite play.
+
+*The working set* of a tier is three bytes a number (:func:`summarise`): the uint16 code,
+which holds an unresolved position's event until the position is settled, and a one-byte
+counter of the moves left (:data:`COUNT_OVER` and a side table above 254).
+:func:`apply_owned` settles the parents in one range of numbers, so threads (or workers)
+owning disjoint ranges apply a step at once.
 """
 
 import numpy as np
@@ -33,12 +40,14 @@ MAX_VALUE = VALUE_BIAS - 1
 NO_POSITION = 0                     # code of a number that is not a position
 NOT_FINAL = np.int16(1000)          # ``final``: the game is not over
 UNUSED = np.int16(-1000)            # ``final``: not a position
+INF_CODE = (VALUE_BIAS << DEPTH_BITS) | DEPTH_INF   # a draw by infinite play (and: no event, below)
+COUNT_OVER = 255                    # ``cnt``: the count is in the overflow table
 
 
 @njit(cache=True)
 def settle(j, w, d, t0, value, depth, cnt, fifo, tail):
     """A child of position t0 + j resolved with value w (its mover's side) at depth d.
-    Returns the new queue length. Unresolved positions have depth -1."""
+    Returns the new queue length. Unresolved positions have depth -1 (the retro engine's arrays)."""
     s = t0 + j
     if depth[s] != -1:
         return tail
@@ -100,37 +109,55 @@ def gather_codes(slot, child, s, codes, out):
 
 
 @njit(cache=True, nogil=True)
+def pack(v, d):
+    """The stored code of value v at depth d."""
+    return np.uint16(((np.int64(v) + VALUE_BIAS) << DEPTH_BITS) | np.int64(d))
+
+
+@njit(cache=True, nogil=True)
 def summarise(final, inside, start, slot, child_code):
-    """What the propagation needs of positions lo .. lo + n - 1, from their moves.
+    """What the propagation needs of positions lo .. lo + n - 1, from their moves: three bytes
+    a number, ``code`` (uint16) and ``cnt`` (uint8).
 
     ``inside[i]``: i's moves that stay in the tier; ``child_code[x]``: the stored code of
     edge x's child when it is in another tier (edges in slot 0 are skipped).
-    Returns (value, depth, cnt, wk, wd, lk, ld, kmax): terminal positions resolved
-    (depth 0), others unresolved (depth -1), unused ones depth -2; ``cnt`` the moves
-    inside the tier, plus one for each event below, plus one if a child elsewhere is
-    drawn by infinite play (a winning child never counts down: it settles); (wk, wd)
-    the best win event (wk 0: none), (lk, ld) the last loss event (lk -1: none);
-    ``kmax`` the largest margin seen."""
+
+    A finished game or a number that is no position gets its final code and ``cnt`` 0 (settled).
+    An unresolved position has ``cnt`` >= 1: its moves inside the tier, plus one for its event
+    below, plus one if a child elsewhere is drawn by infinite play; its ``code`` holds, until it
+    is settled, its one event from the children in other tiers, as the code it would be given
+    by it: the best win (``pack(k, d)``, k > 0: a child lost by k at depth d, the largest k then
+    least d) or, when there is none, the last loss (``pack(-k, d)``: the least margin k >= 0 a
+    child wins by, then the greatest depth), or :data:`INF_CODE` for none. The last loss of a
+    position with a win event is never needed: the win event is never counted down, so the
+    counter cannot reach zero before the win settles the position. A position with no move and
+    no event is never resolved: a draw by infinite play, settled at once. A count above 254 is
+    stored as :data:`COUNT_OVER` and given in the overflow rows ``(ov_pos, ov_cnt)``.
+    Returns (code, cnt, ov_pos, ov_cnt, kmax, finals): ``kmax`` the largest margin seen,
+    ``finals`` the number of finished games."""
     n = final.shape[0]
-    value = np.zeros(n, np.int8)
-    depth = np.full(n, -1, np.int16)
-    cnt = np.zeros(n, np.uint16)
-    wk = np.zeros(n, np.int8)
-    wd = np.zeros(n, np.int16)
-    lk = np.full(n, -1, np.int8)
-    ld = np.zeros(n, np.int16)
+    code = np.empty(n, np.uint16)
+    cnt = np.zeros(n, np.uint8)
+    ov_pos = np.empty(n, np.int64)
+    ov_cnt = np.empty(n, np.int64)
+    m = 0
     kmax = 0
+    finals = 0
     for i in range(n):
         f = final[i]
         if f == UNUSED:
-            depth[i] = -2
+            code[i] = NO_POSITION
             continue
         if f != NOT_FINAL:
-            value[i] = f
-            depth[i] = 0
+            code[i] = pack(f, 0)
             kmax = max(kmax, abs(np.int64(f)))
+            finals += 1
             continue
         blocked = 0
+        wk = 0
+        wd = 0
+        lk = -1
+        ld = 0
         for x in range(start[i], start[i + 1]):
             if slot[x] == 0:
                 continue
@@ -140,14 +167,29 @@ def summarise(final, inside, start, slot, child_code):
                 continue
             kmax = max(kmax, abs(w))
             if w < 0:
-                if -w > wk[i] or (-w == wk[i] and d < wd[i]):
-                    wk[i] = -w
-                    wd[i] = d
-            elif lk[i] < 0 or w < lk[i] or (w == lk[i] and d > ld[i]):
-                lk[i] = w
-                ld[i] = d
-        cnt[i] = inside[i] + (1 if lk[i] >= 0 else 0) + (1 if wk[i] > 0 else 0) + blocked
-    return value, depth, cnt, wk, wd, lk, ld, kmax
+                if -w > wk or (-w == wk and d < wd):
+                    wk = -w
+                    wd = d
+            elif lk < 0 or w < lk or (w == lk and d > ld):
+                lk = w
+                ld = d
+        c = np.int64(inside[i]) + blocked
+        if wk > 0:
+            code[i] = pack(wk, wd)
+            c += 1
+        elif lk >= 0:
+            code[i] = pack(-lk, ld)
+            c += 1
+        else:
+            code[i] = INF_CODE
+        if c >= COUNT_OVER:
+            cnt[i] = COUNT_OVER
+            ov_pos[m] = i
+            ov_cnt[m] = c
+            m += 1
+        else:
+            cnt[i] = c  # 0: no move and no event, a draw by infinite play
+    return code, cnt, ov_pos[:m].copy(), ov_cnt[:m].copy(), kmax, finals
 
 
 @njit(cache=True, nogil=True)
@@ -195,91 +237,135 @@ def gather_rows(idxs, rstart, rows):
 
 
 @njit(cache=True, nogil=True)
-def level_events(k, value, depth, wk, wd, lk, ld):
-    """Events of level k: (terminal positions with margin k, then the positions whose summarised
-    children give an event at level k as (position, w, depth) sorted by depth)."""
-    n = value.shape[0]
+def is_event(k, c):
+    """Whether the code of an unresolved position holds an event of level k."""
+    if (c & DEPTH_INF) == DEPTH_INF:
+        return False
+    v = np.int64(c >> DEPTH_BITS) - VALUE_BIAS
+    return (v == k and k > 0) or v == -k
+
+
+@njit(cache=True, nogil=True)
+def level_census(k, lo, hi, code, cnt):
+    """Level k in numbers lo .. hi - 1: the finished games with margin k (sorted) and the
+    number of events at each depth (:func:`summarise`)."""
+    hist = np.zeros(DEPTH_INF + 1, np.int64)
     nt = 0
-    ne = 0
-    maxd = 0
-    for i in range(n):
-        if depth[i] == 0 and abs(np.int64(value[i])) == k:
-            nt += 1
-        if depth[i] == -1:
-            if wk[i] == k and k > 0:
-                ne += 1
-                maxd = max(maxd, np.int64(wd[i]))
-            if lk[i] == k:
-                ne += 1
-                maxd = max(maxd, np.int64(ld[i]))
+    for i in range(lo, hi):
+        c = code[i]
+        if cnt[i] == 0:
+            if c != NO_POSITION and (c & DEPTH_INF) == 0 and abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS) == k:
+                nt += 1
+        elif is_event(k, c):
+            hist[c & DEPTH_INF] += 1
     terms = np.empty(nt, np.int64)
-    eidx = np.empty(ne, np.int64)
-    ew = np.empty(ne, np.int8)
-    ed = np.empty(ne, np.int16)
     a = 0
-    b = 0
-    for i in range(n):
-        if depth[i] == 0 and abs(np.int64(value[i])) == k:
+    for i in range(lo, hi if nt > 0 else lo):
+        c = code[i]
+        if cnt[i] == 0 and c != NO_POSITION and (c & DEPTH_INF) == 0 and \
+                abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS) == k:
             terms[a] = i
             a += 1
-        if depth[i] == -1:
-            if wk[i] == k and k > 0:
-                eidx[b] = i
-                ew[b] = -k
-                ed[b] = wd[i]
-                b += 1
-            if lk[i] == k:
-                eidx[b] = i
-                ew[b] = k
-                ed[b] = ld[i]
-                b += 1
-    o = counting_order(ed, maxd + 1)  # by depth, stable
-    return terms, eidx[o], ew[o], ed[o]
+    return terms, hist
 
 
 @njit(cache=True, nogil=True)
-def apply_events(eidx, ew, d, value, depth, cnt):
-    """Children in other tiers resolving their parents (events at depth d); returns the positions
-    resolved (at depth d + 1)."""
-    out = np.empty(eidx.shape[0], np.int64)
-    tail = 0
-    for i in range(eidx.shape[0]):
-        tail = settle(eidx[i], np.int64(ew[i]), d, 0, value, depth, cnt, out, tail)
-    return out[:tail].copy()
+def window_events(k, lo, hi, d0, d1, code, cnt):
+    """The unresolved positions of lo .. hi - 1 with an event of level k at a depth d0 .. d1 - 1,
+    sorted by depth then number, and where each depth starts (``dstart[d - d0]``)."""
+    dstart = np.zeros(d1 - d0 + 1, np.int64)
+    for i in range(lo, hi):
+        c = code[i]
+        if cnt[i] != 0 and is_event(k, c):
+            d = np.int64(c & DEPTH_INF)
+            if d0 <= d < d1:
+                dstart[d - d0 + 1] += 1
+    for j in range(d1 - d0):
+        dstart[j + 1] += dstart[j]
+    fill = dstart[:-1].copy()
+    out = np.empty(dstart[d1 - d0], np.int64)
+    for i in range(lo, hi if out.shape[0] > 0 else lo):
+        c = code[i]
+        if cnt[i] != 0 and is_event(k, c):
+            d = np.int64(c & DEPTH_INF)
+            if d0 <= d < d1:
+                out[fill[d - d0]] = i
+                fill[d - d0] += 1
+    return out, dstart
 
 
 @njit(cache=True, nogil=True)
-def apply_parents(front, pstart, parents, value, depth, cnt):
-    """Positions ``front`` (resolved, all at one depth) resolving their parents in the tier
-    (each parent listed once per move it has to the child); returns the positions resolved."""
-    out = np.empty(parents.shape[0], np.int64)
-    tail = 0
-    for i in range(front.shape[0]):
-        c = front[i]
-        w = np.int64(value[c])
-        d = np.int64(depth[c])
-        for y in range(pstart[i], pstart[i + 1]):
-            tail = settle(parents[y], w, d, 0, value, depth, cnt, out, tail)
-    return out[:tail].copy()
-
-
-@njit(cache=True, nogil=True)
-def encode(value, depth):
-    """Stored codes of a solved tier; positions never resolved are draws by infinite play.
-    Returns (codes, largest finite depth)."""
-    n = value.shape[0]
-    out = np.empty(n, np.uint16)
-    maxd = 0
-    for i in range(n):
-        d = np.int64(depth[i])
-        if d == -2:
-            out[i] = NO_POSITION
-        elif d == -1:
-            out[i] = (VALUE_BIAS << DEPTH_BITS) | DEPTH_INF
+def settle_packed(s, w, d, code, cnt, ov_pos, ov_cnt, out, tail):
+    """The rule of :func:`settle` on the tier solver's three bytes a number (:func:`summarise`):
+    a child of position s resolved with value w (its mover's side) at depth d; a position
+    settled is added to ``out``. Returns the new length of ``out``."""
+    c = cnt[s]
+    if c == 0:  # settled already
+        return tail
+    if w >= 0:  # the child's mover wins (or draws): one move fewer left to resolve
+        if c == COUNT_OVER:
+            j = np.searchsorted(ov_pos, s)
+            ov_cnt[j] -= 1
+            if ov_cnt[j] > 0:
+                return tail
         else:
-            maxd = max(maxd, d)
-            out[i] = ((np.int64(value[i]) + VALUE_BIAS) << DEPTH_BITS) | min(d, MAX_DEPTH)
-    return out, maxd
+            cnt[s] = c - 1
+            if c > 1:
+                return tail
+    # a child lost for its mover, or every move leads where the opponent has at least w
+    code[s] = pack(-w, d + 1)
+    cnt[s] = 0
+    out[tail] = s
+    return tail + 1
+
+
+@njit(cache=True, nogil=True)
+def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt):
+    """One step of the propagation for the positions lo .. hi - 1 (one owner's range):
+    ``events`` (positions of the range whose event is at depth d) resolve, then the
+    positions ``front`` (settled at depth d) resolve their parents in the range (``parents
+    [pstart[i]:pstart[i + 1]]`` those of ``front[i]``, each once per move). Returns the
+    positions settled (at depth d + 1), sorted. Owners of disjoint ranges may run at once."""
+    m = events.shape[0]
+    for y in range(parents.shape[0]):
+        if lo <= parents[y] < hi:
+            m += 1
+    out = np.empty(m, np.int64)
+    tail = 0
+    for e in events:
+        tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
+    for i in range(front.shape[0]):
+        c = code[front[i]]
+        w = np.int64(c >> DEPTH_BITS) - VALUE_BIAS
+        dc = np.int64(c & DEPTH_INF)
+        for y in range(pstart[i], pstart[i + 1]):
+            p = parents[y]
+            if lo <= p < hi:
+                tail = settle_packed(p, w, dc, code, cnt, ov_pos, ov_cnt, out, tail)
+    res = out[:tail].copy()
+    res.sort()
+    return res
+
+
+@njit(cache=True, nogil=True)
+def merge_sorted(parts_flat):
+    """The numbers of one owner settled over several parts of a front, sorted (in place)."""
+    parts_flat.sort()
+    return parts_flat
+
+
+@njit(cache=True, nogil=True)
+def finish(lo, hi, code, cnt):
+    """Positions of lo .. hi - 1 never resolved become draws by infinite play; returns the
+    largest finite depth."""
+    maxd = 0
+    for i in range(lo, hi):
+        if cnt[i] != 0:
+            code[i] = INF_CODE
+            cnt[i] = 0
+        elif (code[i] & DEPTH_INF) != DEPTH_INF:
+            maxd = max(maxd, np.int64(code[i] & DEPTH_INF))
+    return maxd
 
 
 @njit(cache=True, nogil=True)

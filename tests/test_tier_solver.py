@@ -1,0 +1,133 @@
+"""The tier solver's working set (issue 21): three bytes a number, a counter that overflows into a
+side table, events loaded a window of depths at a time, the apply step on threads owning ranges of
+the tier; the codes it writes are those of the 11-byte solver it replaced."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from solver import engine
+from solver.board import Board
+from solver.tablebase import AtaxxGame
+from solver.tiersolver import TierSolver
+from solver.tierstore import MemoryStore
+
+NOT_FINAL, UNUSED = engine.tier_kernels.NOT_FINAL, engine.tier_kernels.UNUSED
+
+# sha256 of every tier's codes, in order, as the solver before issue 21 wrote them (commit ce3ca6b)
+DIGESTS = {Board(3, 4): "691f90d486dc2e56754f0457d5bf5975f3a4f033d495d63f166276f0eec320b6",
+           Board(3, 3, 1 << 4): "1fc21dd1920d47d6139aafb2db9b30364a560a0d738cd4de062ebeddc1088d1c",
+           Board(2, 5): "7af0e669bfebb142fc843b7cc69b9f4fcbc9b709351574b4db286982094c0451"}
+
+
+def digest(store):
+    h = hashlib.sha256()
+    for t in sorted(store.tiers):
+        h.update(store.load(t).tobytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("board", list(DIGESTS), ids=repr)
+@pytest.mark.parametrize("kw", [{}, {"apply_threads": 2, "parallel_above": 0, "window_events": 1},
+                                {"apply_threads": 3, "parallel_above": 0, "distribute_above": 64, "chunk_size": 999}],
+                         ids=["default", "threads-windows", "three-owners-parts"])
+def test_the_codes_are_those_of_the_solver_before(board, kw):
+    store = MemoryStore()
+    TierSolver(AtaxxGame(board), store, **kw).solve()
+    assert digest(store) == DIGESTS[board]
+
+
+class FanGame:
+    """Tier 0: m finished games, number j scoring ``scores[j]`` for its mover. Tier 1: number 0 moves
+    to each of 1 .. m (more moves than a byte counts), number j to tier 0's j - 1; with ``cycle``,
+    number m + 1 moves to 0 and 0 to it (m + 1 moves)."""
+
+    def __init__(self, scores, cycle=False):
+        self.scores = list(scores)
+        self.m = len(self.scores)
+        self.cycle = cycle
+
+    def tiers(self):
+        return [0, 1]
+
+    def tier_size(self, tier):
+        return self.m if tier == 0 else self.m + 2
+
+    def child_tiers(self, tier):
+        return [0] if tier == 1 else []
+
+    def moves(self, tier, i):
+        if tier == 0:
+            return self.scores[i], []
+        if i == 0:
+            return NOT_FINAL, [(0, j) for j in range(1, self.m + 1)] + ([(0, self.m + 1)] if self.cycle else [])
+        if i <= self.m:
+            return NOT_FINAL, [(1, i - 1)]
+        return (NOT_FINAL, [(0, 0)]) if self.cycle else (UNUSED, [])
+
+    def children(self, tier, lo, hi):
+        final, start, slot, child = [], [0], [], []
+        for i in range(lo, hi):
+            f, moves = self.moves(tier, i)
+            final.append(f)
+            slot += [s for s, _ in moves]
+            child += [c for _, c in moves]
+            start.append(len(slot))
+        return (np.array(final, np.int16), np.array(start, np.int64), np.array(slot, np.int64),
+                np.array(child, np.int64))
+
+
+class FanGameWithUnmoves(FanGame):
+    def parents(self, tier, numbers):
+        start, out = [0], []
+        for x in numbers:
+            out += [p for p in range(self.tier_size(tier)) for s, c in self.moves(tier, p)[1] if s == 0 and c == x]
+            start.append(len(out))
+        return np.array(start, np.int64), np.array(out, np.int64)
+
+
+def values(store, tier):
+    return [engine.tier_kernels.decode(int(c)) for c in store.load(tier)]
+
+
+@pytest.mark.parametrize("cls", [FanGame, FanGameWithUnmoves])
+def test_a_position_with_more_moves_than_a_byte_counts(cls):
+    m = 300
+    losing = [-(1 + j % 3) for j in range(m)]  # every child of tier 1's number 0 wins: it loses by the least, 1
+    store = MemoryStore()
+    TierSolver(cls(losing), store, apply_threads=2, parallel_above=0).solve()
+    got = values(store, 1)
+    assert got[0] == (-1, 2) and got[1:m + 1] == [(1 + j % 3, 1) for j in range(m)] and store.load(1)[m + 1] == 0
+    winning = [1 + j % 3 for j in range(m)]    # every child loses: number 0 wins by the most, 3
+    store = MemoryStore()
+    TierSolver(cls(winning), store).solve()
+    assert values(store, 1)[0] == (3, 2)
+    # a cycle: 0 can move to m + 1, whose only move is back; 0 prefers endless play to losing by 1
+    store = MemoryStore()
+    TierSolver(cls(losing, cycle=True), store, window_events=1).solve()
+    got = values(store, 1)
+    assert got[0] == (0, -1) and got[m + 1] == (0, -1)
+
+
+def test_the_working_set_is_three_bytes_a_number():
+    n = 1000
+    code, cnt, ov_pos, ov_cnt, kmax, finals = engine.tier_kernels.summarise(
+        np.full(n, NOT_FINAL, np.int16), np.full(n, 300, np.uint16) * (np.arange(n) % 2 == 0),
+        np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16))
+    assert code.nbytes + cnt.nbytes == 3 * n
+    assert ov_pos.tolist() == list(range(0, n, 2)) and set(ov_cnt.tolist()) == {300} and set(cnt.tolist()) == {0, 255}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["3x5", "4x4"])
+def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, board):
+    pytest.importorskip("distributed")
+    from solver.cli import main
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["tables", "build", board, "--dir", str(one), "--jobs", "1"]) == 0
+    assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    names = sorted(p.name for p in one.iterdir())
+    assert names and names == sorted(p.name for p in two.iterdir())
+    assert all((one / name).read_bytes() == (two / name).read_bytes() for name in names)
