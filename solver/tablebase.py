@@ -89,6 +89,7 @@ class Tablebase:
         self._blocks: OrderedDict[tuple[FileKey, int], np.ndarray] = OrderedDict()  # (file, block) -> codes
         self._whole: dict[FileKey, np.ndarray] = {}  # codes of whole tiers
         self._verified: set[FileKey] = set()
+        self._search_arrays: dict[tuple[int, int, int, int | None], tuple | None] = {}  # search_arrays, per board
         self.probes = 0
 
     def describe_boards(self) -> str:
@@ -301,10 +302,10 @@ class Tablebase:
         k the last tier held without a gap such that they fit in ``max_bytes`` (default
         ``cache_bytes``); None when no tier of the board is held (or tier 0 does not fit).
         Made once per board; raises :class:`TableError` for a damaged file."""
-        table_board, perm = self._table_board(board)
+        table_board, perm = self._find_table_board(board)
         if table_board is None:
             return None
-        made: dict = self.__dict__.setdefault("_search_arrays", {})
+        made = self._search_arrays
         key = (board.rows, board.cols, board.blocks, max_bytes)
         if key not in made:
             ix = dense_index(table_board)

@@ -20,7 +20,10 @@ from solver.limits import Limits
 from solver.rules import CLASSIC, UAI, O, X
 from solver.search import SearchOracle, no_probe_tables
 from solver.solving import Solver
-from solver.tablebase import AtaxxGame, DirectoryStore, Tablebase, random_positions, tier_path
+from solver.tablebase import Tablebase
+from solver.tablechecks import random_positions
+from solver.tablefiles import DirectoryStore, tier_path
+from solver.tablegame import AtaxxGame
 from solver.tiersolver import TierSolver
 
 THREE_FIVE = Board(3, 5)

@@ -9,7 +9,7 @@ import pytest
 
 from solver import engine
 from solver.board import Board
-from solver.tablebase import AtaxxGame
+from solver.tablegame import AtaxxGame
 from solver.tiersolver import TierSolver
 from solver.tierstore import MemoryStore
 
