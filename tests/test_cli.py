@@ -164,12 +164,14 @@ def test_long_summary_fits_one_line(monkeypatch, capsys):
 @pytest.mark.slow
 def test_moves_asked_for_but_stopped_are_said_to_be_not_computed(monkeypatch, capsys):
     fen = "1xxxxx1/xxxxxxx/xxxxxxx/oooxxoo/oooxxoo/oooxxoo/ooxoxoo x 0 36\n"
-    status = run(["--solver", "search", "--max-states", "200000", "--moves"], fen, monkeypatch)
+    # one thread and a node budget: the same work on every run (two threads race, and 200,000 nodes
+    # proved the value in one run and only +9..+20 in another)
+    status = run(["--solver", "search", "--nodes", "600000", "--threads", "1", "--moves"], fen, monkeypatch)
     out = capsys.readouterr().out
     assert status == 0  # the value is exact; its depth and the moves' values are not
     assert "X to move: X wins by 9 (value +9), depth not computed" in out
     assert "  moves: not computed (each move's value and depth need the analysis that stopped)" in out
-    assert re.search(r"  stopped after 200,0\d\d nodes: the search went past 200,000 nodes", out)
+    assert re.search(r"  stopped after 600,0\d\d nodes: the search went past 600,000 nodes", out)
 
 
 def test_commands_are_subcommands_and_solve_is_the_default(tmp_path, monkeypatch, capsys):
