@@ -8,7 +8,8 @@ or a built-in player) in each position of a file. Each choice gets a :class:`Che
 with what was proved about the position's value and the move's value (X's side,
 exact values or intervals, SPEC section 4.1), and a verdict:
 
-- ``optimal``: the move is proved to keep the value;
+- ``optimal``: the move is proved to keep the value (the only legal move, a forced pass too, is
+  optimal without a search: the position is worth what it leads to);
 - ``inaccuracy``: it is proved to lose points but not the outcome (win, draw or loss stays);
 - ``blunder``: it is proved to change the outcome;
 - ``unsettled``: the budget ran out before any of these was proved (both intervals are kept).
@@ -161,15 +162,16 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
         check.problem = f"illegal or unparsable move: {exc}"
         return check
     sign = 1 if p.turn == X else -1
-    best, found = _interval(analyzer, p)
     played, _ = _interval(analyzer, p.push(move))
+    forced = len(p.legal_moves()) == 1  # the only move (a forced pass too): the position is worth what it is
+    best, found = (played, None) if forced else _interval(analyzer, p)
     check.move = p.move_name(move)
     check.best_interval, check.value_interval = best, played
     check.best = best.lower if best.exact else None
     check.value = played.lower if played.exact else None
     if best.exact and played.exact:
         check.loss = sign * (best.lower - played.lower)
-    check.verdict = verdict(p, best, played)
+    check.verdict = "optimal" if forced else verdict(p, best, played)
     if check.verdict == "optimal":
         check.best_move = check.move
     elif best.exact and found is not None and found[1] == sign * best.lower:

@@ -263,3 +263,15 @@ def test_unexpected_engine_output_is_logged_not_fatal(caplog):
     finally:
         engine.close()
     assert caplog.messages == ["fake-noisy: unexpected engine output in answer to go: 'hello from the engine'"]
+
+
+def test_a_forced_move_is_optimal_without_a_search(tmp_path, capsys):
+    # O must pass (from cuteataxx's games): the pass is the only move, so it keeps the value,
+    # whatever the budget proves of that value (1,000 nodes prove little on this 7 x 7 board)
+    f = tmp_path / "pass.txt"
+    f.write_text("rules: uai\nplayer: mostcaptures\nmove: 0000\n"
+                 "2xxxxo/xxxxxxo/xx-x-oo/xxxxxoo/xx-o-oo/oxxxooo/oxxxooo o 0 74\n")
+    assert main(["verify", str(f), "--json", "--nodes", "1000"]) == 0
+    (check,), summary = _checks(capsys.readouterr().out)
+    assert (check["verdict"], check["move"], check["best_move"]) == ("optimal", "0000", "0000")
+    assert summary["unsettled"] == 0
