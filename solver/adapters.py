@@ -239,7 +239,7 @@ class ColonProgram:
                 code = None
             moves = [line for line in lines if _COLON_MOVE.fullmatch(line)]
             if code:
-                raise EngineTerminatedError(f"the program crashed (exit status {code})", code)
+                raise EngineTerminatedError(f"the program crashed (exit status {code}{proc.said()})", code)
             if not moves:
                 first = next((line for line in lines if line), "")
                 what = f"its first line: {quote(first[:60])}" if first else "it printed nothing"

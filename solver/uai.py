@@ -165,6 +165,7 @@ class UAIEngine:
         self.name = command
         self.restarts = 0
         self.warnings = 0
+        self.last_words = ""  # the last line the program wrote to its standard error
 
     # -- process ------------------------------------------------------------------------------
 
@@ -172,13 +173,37 @@ class UAIEngine:
         """Start the program (in a session of its own) and the thread that reads its output."""
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, start_new_session=True)
+                                         stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
             self.proc = None
             raise EngineError(f"cannot start {quote(self.argv[0])}: {exc.strerror}") from None
         self.lines = queue.Queue(QUEUE_LINES)
         self.stop = threading.Event()
+        self.last_words = ""
         threading.Thread(target=self._reader, args=(self.proc.stdout, self.lines, self.stop), daemon=True).start()
+        threading.Thread(target=self._stderr_reader, args=(self.proc.stderr,), daemon=True).start()
+
+    def _stderr_reader(self, stream: IO[bytes] | None) -> None:
+        """Drain the program's standard error, keeping its last non-empty line (to say why it crashed)."""
+        if stream is None:
+            return
+        try:
+            while True:
+                raw = stream.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                text = raw.decode("utf-8", "replace").strip()
+                if text:
+                    self.last_words = text[:120]
+        except (OSError, ValueError):
+            pass
+        finally:
+            stream.close()
+
+    def said(self) -> str:
+        """``; it said: '...'`` with the program's last line on standard error, or ''."""
+        time.sleep(0.05)  # the error stream may end just after the output does
+        return f"; it said: {quote(self.last_words, 120)}" if self.last_words else ""
 
     def _start(self) -> None:
         self._spawn()
@@ -275,7 +300,8 @@ class UAIEngine:
                     return seen
                 code = self.proc.wait() if self.proc else None
                 self._kill()
-                raise EngineTerminatedError(f"the engine crashed during {what} (exit status {code}; restarted)", code)
+                raise EngineTerminatedError(f"the engine crashed during {what} (exit status {code}; restarted"
+                                            f"{self.said()})", code)
             if isinstance(line, _TooLong):
                 self._kill()
                 raise EngineProtocolError(f"a line of more than {MAX_LINE_BYTES >> 10} KiB in answer to {what} "

@@ -275,3 +275,12 @@ def test_a_forced_move_is_optimal_without_a_search(tmp_path, capsys):
     (check,), summary = _checks(capsys.readouterr().out)
     assert (check["verdict"], check["move"], check["best_move"]) == ("optimal", "0000", "0000")
     assert summary["unsettled"] == 0
+
+
+def test_a_crash_says_the_programs_last_words_on_standard_error(suite, tmp_path, capsys):
+    engine = tmp_path / "engine.py"
+    engine.write_text("import sys\nsys.stderr.write('loading weights\\n\\nno such file: net.bin\\n')\nsys.exit(3)\n")
+    assert main(["verify", str(suite), "--engine", f"{sys.executable} {engine}", "--json"]) == 1
+    checks, _ = _checks(capsys.readouterr().out)
+    assert checks[0]["problem"] == ("the engine crashed during uai (exit status 3; restarted; it said: "
+                                    "'no such file: net.bin')")
