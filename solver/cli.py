@@ -1123,6 +1123,9 @@ def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars
 
 def _tables_build(args: argparse.Namespace) -> int:
     board = _board(args)
+    if os.path.lexists(args.dir) and not os.path.isdir(args.dir):
+        _tables_say(printable(f"--dir: {args.dir}: not a directory (a build writes its tables into a directory)"))
+        return EXIT_INPUT
     tiers = _tier_range(args.parser, args.tiers, dense_index(board).n) if args.tiers is not None else None
     plan = plan_build(board, args.dir, tiers)
     budget = args.max_memory or default_memory_budget()

@@ -66,3 +66,12 @@ def test_some_tiers_only(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "4-12"])
     assert "tiers go from 0 to 9, not 4-12" in capsys.readouterr().err
+
+
+def test_a_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
+    f = tmp_path / "three.txt"
+    f.write_text("x..\n...\n..o\n")
+    assert main(["tables", "build", "2x3", "--dir", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"ataxx-solve tables: --dir: {f}: not a directory (a build writes its tables into a directory)\n"
+    assert f.read_text() == "x..\n...\n..o\n"
