@@ -574,6 +574,8 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
         elif c.problem:
             cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'
                          f"</h3><p>{escape(c.problem)}</p></section>")
+    unsettled = (f"<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are "
+                 "shown.</p>" if verifier.unsettled else "<p>Every judged move was settled.</p>")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <style>
@@ -591,7 +593,7 @@ section {{ margin: 1.5em 0; }}
 <tbody>
 {rows}
 </tbody></table>
-<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are shown.</p>
+{unsettled}
 {PAGE_LEGEND}
 {''.join(cards)}
 </body></html>

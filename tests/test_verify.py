@@ -153,6 +153,7 @@ def test_html_report(suite, tmp_path, capsys):
                  "--html", str(html)]) == 0
     text = html.read_text()
     assert text.count('<tr class="player">') == 2 and "<svg" in text
+    assert "<p>Every judged move was settled.</p>" in text and "could not be settled" not in text
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt-get install chromium)")
