@@ -483,7 +483,7 @@ class UAIEngine:
             if name == "hash":
                 self.hash_mib = _whole(value, "Hash", 1, MAX_HASH_MIB)
             elif name == "threads":
-                self.threads = _whole(value, "Threads", 1, 1024)
+                self.threads = _whole(value, "Threads", 1, max(1, default_threads()))  # the advertised range
             elif name == "rules":
                 if value.lower() not in RULE_SETS:
                     raise ValueError(f"Rules must be one of {', '.join(RULE_SETS)}, not {value[:40]!r}")
@@ -525,7 +525,8 @@ class UAIEngine:
                 except ValueError as exc:
                     raise ValueError(f"move {n} ({text[:20]!r}): {exc}") from None
         except ValueError as exc:
-            self._error("position", f"{exc} (no position until the next 'position')")
+            text = str(exc).removeprefix("position ")  # a FEN's error names its source, 'position fen'
+            self._error("position", f"{text} (no position until the next 'position')")
             return
         self.position = p
 

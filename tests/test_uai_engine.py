@@ -179,6 +179,12 @@ def test_position_fen_and_moves_in_process():
     assert e.position is not None and e.position.rules.name == "classic"  # the same position, new rules
     e.handle("setoption name Hash value lots")
     assert "Hash must be a whole number" in out.until("info string error: setoption")[-1]
+    e.handle("setoption name Threads value 9999")  # beyond the advertised maximum (the processors)
+    assert "Threads must be a whole number from 1 to " in out.until("info string error: setoption")[-1]
+    e.handle("position fen x5o/7/7/7/7/7/o5z x 0 1")
+    assert out.until("info string error: position")[-1] == (
+        "info string error: position: fen: FEN board has an unknown character 'z' (no position until the next "
+        "'position')")
 
 
 def test_a_won_small_endgame_gets_a_proved_optimal_move():
