@@ -48,7 +48,7 @@ from .notation import NOTATIONS, Notation, signed
 from .oracle import Progress
 from .perft import MAX_DEPTH, perft
 from .pgn import Pick, parse_empty_range
-from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report
+from .pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot, html_report, move_before
 from .players import make_asker
 from .report import Report, report_json, report_text, stop_text
 from .rules import RULE_SETS, O, Position, Side, X, parse_rules, side_name
@@ -322,10 +322,11 @@ def _check_pictures(args: argparse.Namespace, count: int) -> None:
             check_picture(numbered(path, k), kind, args.files)
 
 
-def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int) -> None:
+def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int, entry: Entry) -> None:
     root = report.sides[0].position
+    before = move_before(entry) if entry.position.turn == root.turn else None
     for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
-                             (args.svg, "svg", lambda: board_svg(analyzer, root))):
+                             (args.svg, "svg", lambda: board_svg(analyzer, root, last_move=before))):
         if path:
             target = numbered(path, k)
             write_output(target, make(), kind, args.files)
@@ -423,7 +424,7 @@ def solve_command(args: argparse.Namespace) -> int:
             _say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
         elif args.dot or args.svg:
             try:
-                _write_pictures(args, report, analyzer, solved)
+                _write_pictures(args, report, analyzer, solved, item)
             except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
                 _say(f"ataxx-solve: cannot write {exc}")
                 return EXIT_INPUT

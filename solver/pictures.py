@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Sequence
 from xml.sax.saxutils import escape
 
 from .analysis import Analyzer, Interval
-from .formats import grid_rows, write_fen
+from .formats import Entry, grid_rows, write_fen
 from .limits import LimitError
 from .notation import signed
 from .rules import O, X, IllegalMoveError, InvalidMoveError, Move, Position, Side, move_order_key, side_name
@@ -490,6 +490,19 @@ def check_arrows(c: Check) -> list[Arrow]:
     if best is not None and best != played:
         out.append(Arrow(best, "best"))
     return out
+
+
+def move_before(entry: Entry) -> Move | None:
+    """The move that reached ``entry``'s position in its game (None outside a game, or at its start)."""
+    if entry.history is None or not entry.history[1]:
+        return None
+    p, moves = entry.history
+    try:
+        for text in moves[:-1]:
+            p = p.push(p.parse_move(text))
+        return p.parse_move(moves[-1])
+    except (InvalidMoveError, IllegalMoveError):  # (the reader checked the game's moves)
+        return None
 
 
 def last_moves(checks: Sequence[Check]) -> dict[int, Move]:

@@ -362,3 +362,12 @@ def test_under_a_node_budget_the_audit_board_is_the_same_every_time():
     assert [a.get("data-move") for a in _by_class(root, "arrow")][0] == "e6c6"
     assert [r for r in root.iter(SVG + "rect") if "empty" in r.get("class", "").split()
             and ({"tinted", "bounded"} & set(r.get("class").split()))]
+
+
+def test_svg_of_a_game_position_frames_the_move_before(tmp_path, capsys):
+    game = tmp_path / "game.pgn"
+    game.write_text('[Black "Alice"]\n[White "Bob"]\n[FEN "x3/4/4/3o x 0 1"]\n\n1. b3 c2 *\n')
+    svg = tmp_path / "g.svg"
+    assert main([str(game), "--svg", str(svg), "--solver", "retro"]) == 0
+    text = svg.read_text()
+    assert 'class="last-move" data-square="c2"' in text and "before: c2" in text
