@@ -100,6 +100,9 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         search.bounds(p)
         search.threads = 1
         search.bounds(p.replace(turn=O))
+        dfpn = SearchOracle(p.board, rules, tt_bits=10, horizon_limit=8, threads=1)
+        dfpn.provers = [("D",)]  # the proof-number search alone: a tiny board's bounds never race it
+        dfpn.test_answer(*dfpn._bits(p), 1)
         search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
         if rules.name == CLASSIC.name:
             load_probe_kernel()  # the driver's probe of the tablebases, used when there are some
