@@ -106,7 +106,7 @@ class BuildPlan:
     def describe(self) -> str:
         if not self.tiers:
             return f"{board_name(self.board)}: every tier is already built"
-        return (f"{board_name(self.board)}: {len(self.tiers)} tiers to build, {self.entries:,} entries; needs about "
+        return (f"{board_name(self.board)}: {len(self.tiers)} tier{'s' if len(self.tiers) != 1 else ''} to build, {self.entries:,} entries; needs about "
                 f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
                 f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)")
 

@@ -56,6 +56,8 @@ def test_some_tiers_only(tmp_path, capsys):
     assert main(["tables", "build", "5x5", "--dir", str(d), "--tiers", "0-3", "--max-memory", "1G"]) == 2
     assert capsys.readouterr().err.startswith("ataxx-solve tables: 5x5: 4 tiers to build, 2,031,288,320 entries; "
                                               "needs about 8.2 GiB of memory (tier 3)")
+    assert main(["tables", "build", "5x5", "--dir", str(d), "--tiers", "3", "--max-memory", "1G"]) == 2
+    assert capsys.readouterr().err.startswith("ataxx-solve tables: 5x5: 1 tier to build, 1,527,644,160 entries; ")
     assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "2-3", "--jobs", "1"]) == 2
     assert capsys.readouterr().err.endswith("lacks tier 1 of 3x3, which tier 2 is solved from: build it too\n")
     assert not d.exists()
