@@ -142,7 +142,10 @@ class TierSolver:
         The working set is three bytes a number (:func:`tier_kernels.summarise`: the code, which
         holds a position's event until it is settled, and a one-byte counter, with an overflow
         table for counts above 254), besides the events of one window of depths (at most
-        :attr:`window_events` numbers) and the fronts and un-moves of a step."""
+        :attr:`window_events` numbers) and the fronts and un-moves of a step: events, fronts and
+        settled positions take 4 bytes each in a tier of fewer than 2**32 numbers (8 above), and
+        the un-moves (int64, the game's) are asked for in parts of at most :attr:`unmove_part`
+        positions, a few in flight."""
         tk = engine.tier_kernels
         game = self.game
         n = game.tier_size(tier)
@@ -172,7 +175,7 @@ class TierSolver:
             done += hi - lo
             self.progress(tier, "scan", done, n)
             self._check_stop()
-        del tables, shared
+        del tables, shared, jobs  # (the jobs held the child tiers too)
         ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
         ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
         del ov_pos_parts, ov_cnt_parts
