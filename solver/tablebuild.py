@@ -73,9 +73,9 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
 # -- what a build needs ----------------------------------------------------------------------------
 
 # Measured (README, "Tablebases"): a tier's working set takes 3 bytes per number (the codes and
-# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 4.5 bytes a
-# number on tier 4 of 4 x 5 (82.6 million numbers), beside its child tier's codes (2 bytes a
-# number); the process itself (Python, numba, the index) about 300 MiB (a 4 x 4 build peaks at
+# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 4.66 bytes a
+# number on tier 4 of 4 x 5 (82.6 million numbers; 3.78 with glibc's MALLOC_MMAP_THRESHOLD_=131072),
+# beside its child tier's codes (2 bytes a number); the process itself (Python, numba, the index) about 300 MiB (a 4 x 4 build peaks at
 # 244 to 262 MiB); on disk 0.26 bytes per entry (4 x 4; 0.18 on 4 x 5); CPU per number 1.06 us on
 # 4 x 4 (one thread), 2.0 us on the large tiers of 4 x 5, and about 2.7 us expected on 5 x 5
 # (1.4 times the moves of 4 x 5; tier 1 of 5 x 5 took 0.98 us a number).

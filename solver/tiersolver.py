@@ -20,7 +20,7 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
@@ -41,8 +41,8 @@ class TierReport:
     seconds: float = 0.0
     max_depth: int = 0
     cpu_seconds: float = 0.0
-    max_front: int = 0       # the most positions settled in one step (8 bytes each in memory, twice)
-    max_window: int = 0      # the most events loaded at once (8 bytes each)
+    max_front: int = 0       # the most positions settled in one step (4 bytes each, 8 above 2**32 numbers)
+    max_window: int = 0      # the most events loaded at once (as many bytes each)
 
 
 @dataclass
@@ -72,7 +72,7 @@ class TierSolver:
                  chunk_size: int = DEFAULT_CHUNK, use_unmoves: bool = True, progress: Progress | None = None,
                  should_stop: Callable[[], bool] | None = None, distribute_above: int = 4096,
                  apply_threads: int | None = None, window_events: int | None = None,
-                 parallel_above: int = 2048) -> None:
+                 parallel_above: int = 2048, unmove_part: int = 1 << 15) -> None:
         self.game = game
         self.store = store
         self.executor = executor or LocalExecutor()
@@ -88,6 +88,7 @@ class TierSolver:
                                                else os.cpu_count() or 1)
         self.window_events = window_events
         self.parallel_above = parallel_above
+        self.unmove_part = unmove_part  # positions of a front whose un-moves are one task (a few in flight)
         self._pool: ThreadPoolExecutor | None = None  # while solve runs
 
     def solve(self, tiers: list[int] | None = None) -> SolveReport:
@@ -141,7 +142,10 @@ class TierSolver:
         The working set is three bytes a number (:func:`tier_kernels.summarise`: the code, which
         holds a position's event until it is settled, and a one-byte counter, with an overflow
         table for counts above 254), besides the events of one window of depths (at most
-        :attr:`window_events` numbers) and the fronts and un-moves of a step."""
+        :attr:`window_events` numbers) and the fronts and un-moves of a step: events, fronts and
+        settled positions take 4 bytes each in a tier of fewer than 2**32 numbers (8 above), and
+        the un-moves (int64, the game's) are asked for in parts of at most :attr:`unmove_part`
+        positions, a few in flight."""
         tk = engine.tier_kernels
         game = self.game
         n = game.tier_size(tier)
@@ -171,7 +175,7 @@ class TierSolver:
             done += hi - lo
             self.progress(tier, "scan", done, n)
             self._check_stop()
-        del tables, shared
+        del tables, shared, jobs  # (the jobs held the child tiers too)
         ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
         ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
         del ov_pos_parts, ov_cnt_parts
@@ -187,19 +191,22 @@ class TierSolver:
                 return [tk.gather_rows(front, rstart, rows)]
         else:
             def parents_of(front: np.ndarray) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+                # the game takes int64 numbers: each part is widened when its task is sent
                 if front.shape[0] <= self.distribute_above:
-                    return [unmoves(game, tier, front)]
-                step = min(self.chunk_size, max(self.distribute_above,
-                                                -(-front.shape[0] // getattr(self.executor, "workers", 1))))
-                parts = [front[i:i + step] for i in range(0, front.shape[0], step)]
-                return self.executor.map(parents_chunk, [(game, tier, p) for p in parts])  # a few in flight
+                    return [unmoves(game, tier, front.astype(np.int64))]
+                step = min(self.chunk_size, self.unmove_part, max(self.distribute_above,
+                                                                   -(-front.shape[0] // getattr(self.executor, "workers", 1))))
+                jobs = ((game, tier, front[i:i + step].astype(np.int64)) for i in range(0, front.shape[0], step))
+                return self.executor.map(parents_chunk, cast(Any, jobs))  # a few in flight
 
         owners = self._owners(n)
         budget = self.window_events or max(n // 32, 1 << 20)
-        no_events = np.zeros(0, np.int64)
+        # fronts, events and settled positions as numbers of 4 bytes when the tier has fewer than 2**32
+        idx = np.uint32 if n < 1 << 32 else np.int64
+        no_events = np.zeros(0, idx)
         no_start = np.zeros(1, np.int64)
         for k in range(kmax, -1, -1):
-            census = self._run(tk.level_census, [(k, lo, hi, code, cnt) for lo, hi in owners], True)
+            census = self._run(tk.level_census, [(k, lo, hi, code, cnt, no_events) for lo, hi in owners], True)
             front = np.concatenate([terms for terms, _ in census])
             rep.max_front = max(rep.max_front, front.shape[0])
             hist = np.sum([h for _, h in census], axis=0)
@@ -224,7 +231,7 @@ class TierSolver:
                     split = -(-int(hist[d]) // budget)
                     for j in range(split):
                         cuts = [(lo + (hi - lo) * j // split, lo + (hi - lo) * (j + 1) // split) for lo, hi in owners]
-                        got = self._run(tk.window_events, [(k, a, b, d, d + 1, code, cnt) for a, b in cuts], True)
+                        got = self._run(tk.window_events, [(k, a, b, d, d + 1, code, cnt, no_events) for a, b in cuts], True)
                         rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in got))
                         res = self._run(tk.apply_owned, [(lo, hi, ev, d, no_events, no_start, no_events, code, cnt,
                                                           ov_pos, ov_cnt)
@@ -237,7 +244,7 @@ class TierSolver:
                     while d1 < tk.DEPTH_INF and total + hist[d1] <= budget:
                         total += int(hist[d1])
                         d1 += 1
-                    window = self._run(tk.window_events, [(k, lo, hi, d, d1, code, cnt) for lo, hi in owners], True)
+                    window = self._run(tk.window_events, [(k, lo, hi, d, d1, code, cnt, no_events) for lo, hi in owners], True)
                     rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in window))
                     d0 = d
                 events = [ev[ds[d - d0]:ds[d - d0 + 1]] for ev, ds in window] if window else [no_events for _ in owners]
@@ -255,15 +262,25 @@ class TierSolver:
                     offset += m
                 front = part = no_events  # (the step's front is no longer needed)
                 del parts, pstart, parents, res
-                several = len(outs[0]) > 1  # parts: each owner's settled positions are sorted again
-                flat = []
+                # the next front: each owner's settled positions copied into it (freed as they
+                # go), then, when they came in parts, sorted in place within its owner's segment
+                sizes = [sum(r.shape[0] for r in o) for o in outs]
+                several = len(outs[0]) > 1
+                front = np.empty(sum(sizes), idx)
+                segs = []
+                at = 0
                 for t, o in enumerate(outs):
-                    flat.append((np.concatenate(o) if several else o[0],))
+                    seg = front[at:at + sizes[t]]
+                    if len(o) > 1:
+                        np.concatenate(o, out=seg)
+                    elif sizes[t]:
+                        seg[:] = o[0]
                     outs[t] = []
-                merged = self._run(tk.merge_sorted, flat, big) if several else [f[0] for f in flat]
-                del flat
-                front = np.concatenate(merged) if len(merged) > 1 else merged[0]
-                del merged
+                    segs.append((seg,))
+                    at += sizes[t]
+                if several:
+                    self._run(tk.merge_sorted, segs, big)
+                del segs
                 settled += front.shape[0]
                 rep.max_front = max(rep.max_front, front.shape[0])
                 d += 1

@@ -246,9 +246,9 @@ def is_event(k, c):
 
 
 @njit(cache=True, nogil=True)
-def level_census(k, lo, hi, code, cnt):
-    """Level k in numbers lo .. hi - 1: the finished games with margin k (sorted) and the
-    number of events at each depth (:func:`summarise`)."""
+def level_census(k, lo, hi, code, cnt, like):
+    """Level k in numbers lo .. hi - 1: the finished games with margin k (sorted, of the dtype
+    of ``like``) and the number of events at each depth (:func:`summarise`)."""
     hist = np.zeros(DEPTH_INF + 1, np.int64)
     nt = 0
     for i in range(lo, hi):
@@ -258,7 +258,7 @@ def level_census(k, lo, hi, code, cnt):
                 nt += 1
         elif is_event(k, c):
             hist[c & DEPTH_INF] += 1
-    terms = np.empty(nt, np.int64)
+    terms = np.empty(nt, like.dtype)
     a = 0
     for i in range(lo, hi if nt > 0 else lo):
         c = code[i]
@@ -270,9 +270,10 @@ def level_census(k, lo, hi, code, cnt):
 
 
 @njit(cache=True, nogil=True)
-def window_events(k, lo, hi, d0, d1, code, cnt):
+def window_events(k, lo, hi, d0, d1, code, cnt, like):
     """The unresolved positions of lo .. hi - 1 with an event of level k at a depth d0 .. d1 - 1,
-    sorted by depth then number, and where each depth starts (``dstart[d - d0]``)."""
+    sorted by depth then number (of the dtype of ``like``), and where each depth starts
+    (``dstart[d - d0]``)."""
     dstart = np.zeros(d1 - d0 + 1, np.int64)
     for i in range(lo, hi):
         c = code[i]
@@ -283,7 +284,7 @@ def window_events(k, lo, hi, d0, d1, code, cnt):
     for j in range(d1 - d0):
         dstart[j + 1] += dstart[j]
     fill = dstart[:-1].copy()
-    out = np.empty(dstart[d1 - d0], np.int64)
+    out = np.empty(dstart[d1 - d0], like.dtype)
     for i in range(lo, hi if out.shape[0] > 0 else lo):
         c = code[i]
         if cnt[i] != 0 and is_event(k, c):
@@ -325,12 +326,13 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
     ``events`` (positions of the range whose event is at depth d) resolve, then the
     positions ``front`` (settled at depth d) resolve their parents in the range (``parents
     [pstart[i]:pstart[i + 1]]`` those of ``front[i]``, each once per move). Returns the
-    positions settled (at depth d + 1), sorted. Owners of disjoint ranges may run at once."""
+    positions settled (at depth d + 1), sorted, of the dtype of ``events``. Owners of disjoint
+    ranges may run at once."""
     m = events.shape[0]
     for y in range(parents.shape[0]):
         if lo <= parents[y] < hi:
             m += 1
-    out = np.empty(m, np.int64)
+    out = np.empty(m, events.dtype)
     tail = 0
     for e in events:
         tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
@@ -349,7 +351,8 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
 
 @njit(cache=True, nogil=True)
 def merge_sorted(parts_flat):
-    """The numbers of one owner settled over several parts of a front, sorted (in place)."""
+    """The numbers of one owner settled over several parts of a front, sorted (in place: a view
+    of the next front)."""
     parts_flat.sort()
     return parts_flat
 
