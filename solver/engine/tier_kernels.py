@@ -326,11 +326,8 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
     positions ``front`` (settled at depth d) resolve their parents in the range (``parents
     [pstart[i]:pstart[i + 1]]`` those of ``front[i]``, each once per move). Returns the
     positions settled (at depth d + 1), sorted. Owners of disjoint ranges may run at once."""
-    m = events.shape[0]
-    for y in range(parents.shape[0]):
-        if lo <= parents[y] < hi:
-            m += 1
-    out = np.empty(m, np.int64)
+    # room for every settlement without a pass to count them: a position settles once at most
+    out = np.empty(min(events.shape[0] + parents.shape[0], hi - lo), np.int64)
     tail = 0
     for e in events:
         tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
