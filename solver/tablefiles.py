@@ -32,6 +32,7 @@ import os
 import re
 import tempfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, Iterable
 
@@ -86,7 +87,13 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
     """Write one tier file (through a temporary file, so a file is either whole or absent).
     Returns its size in bytes."""
     codes = np.ascontiguousarray(codes, dtype="<u2")
-    blocks = [zlib.compress(codes[i:i + BLOCK_ENTRIES].tobytes(), 6) for i in range(0, codes.shape[0], BLOCK_ENTRIES)]
+    parts = [codes[i:i + BLOCK_ENTRIES].tobytes() for i in range(0, codes.shape[0], BLOCK_ENTRIES)]
+    if len(parts) > 1:  # blocks are independent and zlib lets go of the GIL: compressed on all cores
+        with ThreadPoolExecutor(min(len(parts), os.cpu_count() or 1)) as pool:
+            blocks = list(pool.map(lambda raw: zlib.compress(raw, 6), parts))
+    else:
+        blocks = [zlib.compress(raw, 6) for raw in parts]
+    del parts
     offsets = np.zeros(len(blocks) + 1, "<u8")
     offsets[1:] = np.cumsum([len(b) for b in blocks])
     crc = zlib.crc32(offsets.tobytes())

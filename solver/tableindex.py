@@ -67,13 +67,13 @@ def _byte_tables(squares: list[int], nbytes: int) -> np.ndarray:
 def _byte_pext_pdep() -> np.ndarray:
     """pext and pdep of a byte under a byte mask (rows 0 and 1, index mask * 256 + byte): the
     same for every board, so made once per process."""
-    bits8 = np.zeros((2, 65536), np.uint8)
-    for mb in range(256):
-        sqs = [i for i in range(8) if mb >> i & 1]
-        for v in range(256):
-            bits8[0, mb * 256 + v] = sum(1 << j for j, i in enumerate(sqs) if v >> i & 1)
-            bits8[1, mb * 256 + v] = sum(1 << i for j, i in enumerate(sqs) if v >> j & 1)
-    return bits8
+    bits8 = np.zeros((2, 256, 256), np.uint8)
+    v = np.arange(256)
+    for mb in range(256):   # (by whole rows of 256 bytes: a loop over every pair took a second)
+        for j, i in enumerate(i for i in range(8) if mb >> i & 1):   # mask bit i is the j-th one
+            bits8[0, mb] |= (((v >> i) & 1) << j).astype(np.uint8)
+            bits8[1, mb] |= (((v >> j) & 1) << i).astype(np.uint8)
+    return bits8.reshape(2, 65536)
 
 
 class DenseIndex:

@@ -20,7 +20,7 @@ from solver.tablebuild import build, executor_for
 from solver.tablechecks import check_tables, contents
 from solver.tablefiles import tier_path
 from solver.tablegame import AtaxxGame
-from solver.tableindex import TableError, dense_index
+from solver.tableindex import TableError, _byte_pext_pdep, dense_index
 from solver.tiercheck import self_test, verify
 from solver.tiersolver import TierSolver
 from solver.tierstore import MemoryStore
@@ -297,3 +297,15 @@ def test_an_interrupted_build_stops_cleanly_and_resumes(tmp_path, signal_name, s
     assert 4 <= len(done) < 16 and not list(d.glob("*.partial"))
     assert main(["tables", "build", "3x5", "--dir", str(d), "--jobs", "1"]) == 0
     assert len(list(d.glob("*.atb"))) == 16
+
+
+def test_the_byte_pext_and_pdep_tables_gather_and_spread_the_bits_of_a_mask():
+    bits8 = _byte_pext_pdep()
+    rng = random.Random(21)
+    for _ in range(2000):
+        mask, v = rng.randrange(256), rng.randrange(256)
+        squares = [i for i in range(8) if mask >> i & 1]
+        assert bits8[0, mask * 256 + v] == sum(1 << j for j, i in enumerate(squares) if v >> i & 1)
+        assert bits8[1, mask * 256 + v] == sum(1 << i for j, i in enumerate(squares) if v >> j & 1)
+    assert bits8[0, 0b10100000 * 256 + 0b10000000] == 0b10
+    assert bits8[1, 0b10100000 * 256 + 0b01] == 0b00100000

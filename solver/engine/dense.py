@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lowest_square, popcount
-from .kernels import game_status, grow, moves_or_pass, play, reaches_empty, transform
+from .kernels import game_status, grow, moves_or_pass, play, reaches_empty
 from .tier_kernels import NOT_FINAL, UNUSED  # the ``final`` codes the tier solver reads
 
 U0 = np.uint64(0)
@@ -96,8 +96,12 @@ def index_of(mine, theirs, ix):
 
 @njit(cache=True, inline='always')
 def _index_sym(mine, theirs, ix):
-    """(tier, number, symmetric): ``symmetric`` is False when no symmetry maps the position's S
-    part onto itself (then neither does one map the position onto itself).
+    """(tier, number, stab): ``stab`` is how many symmetries map the position onto itself.
+
+    The symmetries that take the S part ``a`` to its class (``symmask[a]``) are g0 Stab(a) for
+    any one g0 of them; two of them, g and h, give the same image of the position exactly when
+    their R numbers agree, so the ones that give the least image are g0 Stab(P): counting the
+    ties of the least R number counts the stabiliser of P.
 
     ``rbyte[g * nbytes + b, v]``: the R-local bits of the image under symmetry g of board
     byte b with value v, so that a symmetry and the R gathering are one lookup per byte."""
@@ -107,8 +111,8 @@ def _index_sym(mine, theirs, ix):
     e = np.int64(popcount(playable & ~(mine | theirs)))
     a = tern[_gather(mine, sbyte, nbytes)] + 2 * tern[_gather(theirs, sbyte, nbytes)]
     mask = symmask[a]
-    symmetric = (mask & (mask - 1)) != 0
     best = np.int64(-1)
+    stab = 0
     g = 0
     while mask:
         if mask & 1:
@@ -121,9 +125,12 @@ def _index_sym(mine, theirs, ix):
             num = _r_number(rm, rt, r, rbytes, rank, bits8)
             if best < 0 or num < best:
                 best = num
+                stab = 1
+            elif num == best:
+                stab += 1
         mask >>= 1
         g += 1
-    return e, offset[e, class_of[a]] + best, symmetric
+    return e, offset[e, class_of[a]] + best, stab
 
 
 @njit(cache=True)
@@ -163,17 +170,6 @@ def position_of(e, idx, ix):
     return mine, theirs, (symmask[class_code[c]] & (symmask[class_code[c]] - 1)) == 0
 
 
-@njit(cache=True, inline='always')
-def _number_status(e, idx, ix, reach, rules):
-    """(mine, theirs, final) of number idx of tier e: final is UNUSED when the number is no
-    position, the mover's score when the game is over, NOT_FINAL otherwise."""
-    m, t, sure = position_of(e, idx, ix)
-    if not sure and not is_canonical(e, idx, m, t, ix):
-        return m, t, UNUSED
-    over, score = game_status(m, t, 0, ix[0], reach, rules)
-    return m, t, (np.int16(score) if over else NOT_FINAL)
-
-
 @njit(cache=True, nogil=True)
 def tier_children(e, lo, hi, ix, adj, jmp, reach, rules):
     """The moves of numbers lo .. hi - 1 of tier ``e``: (final, start, slot, child).
@@ -192,9 +188,16 @@ def tier_children(e, lo, hi, ix, adj, jmp, reach, rules):
     edges = 0
     for i in range(n):
         start[i] = edges
-        m, t, final[i] = _number_status(e, lo + i, ix, reach, rules)
-        if final[i] != NOT_FINAL:
+        # the number's status, written out (a helper returning (mine, theirs, final) took twice the time)
+        m, t, sure = position_of(e, lo + i, ix)
+        if not sure and not is_canonical(e, lo + i, m, t, ix):
+            final[i] = UNUSED
             continue
+        over, score = game_status(m, t, 0, playable, reach, rules)
+        if over:
+            final[i] = np.int16(score)
+            continue
+        final[i] = NOT_FINAL
         k = moves_or_pass(m, t, playable, adj, jmp, moves)
         if edges + k > cap:
             while edges + k > cap:
@@ -225,9 +228,16 @@ def tier_scan(e, lo, hi, ix, adj, jmp, reach, rules):
     edges = 0
     for i in range(n):
         start[i] = edges
-        m, t, final[i] = _number_status(e, lo + i, ix, reach, rules)
-        if final[i] != NOT_FINAL:
+        # the number's status, written out (a helper returning (mine, theirs, final) took twice the time)
+        m, t, sure = position_of(e, lo + i, ix)
+        if not sure and not is_canonical(e, lo + i, m, t, ix):
+            final[i] = UNUSED
             continue
+        over, score = game_status(m, t, 0, playable, reach, rules)
+        if over:
+            final[i] = np.int16(score)
+            continue
+        final[i] = NOT_FINAL
         jumps = 0
         x = playable & ~(m | t)
         while x:
@@ -241,19 +251,6 @@ def tier_scan(e, lo, hi, ix, adj, jmp, reach, rules):
         inside[i] = jumps if (jumps > 0 or edges > start[i]) else 1  # no move at all: a pass
     start[n] = edges
     return final, inside, start, np.ones(edges, np.int8), child[:edges].copy()
-
-
-@njit(cache=True)
-def stabiliser_size(mine, theirs, ix):
-    """How many symmetries map the position onto itself."""
-    symbytes, meta = ix[-2], ix[-1]
-    nbytes = meta[0]
-    k = 0
-    for g in range(symbytes.shape[0] // nbytes):
-        if transform(mine, symbytes, g * nbytes, nbytes) == mine and \
-                transform(theirs, symbytes, g * nbytes, nbytes) == theirs:
-            k += 1
-    return k
 
 
 @njit(cache=True)
@@ -293,6 +290,23 @@ def _unmoves(mc, tc, playable, adj, jmp, reach, pm, pt):
     return k
 
 
+@njit(cache=True, inline='always')
+def _sort_pairs(num, stab, m):
+    """num[:m] sorted in place, stab[:m] along with it (a few dozen parents as a rule: by
+    insertion, which beats an argsort's allocations; by argsort when there are many)."""
+    if m > 64:
+        order = np.argsort(num[:m])
+        num[:m], stab[:m] = num[:m][order], stab[:m][order]
+        return
+    for j in range(1, m):
+        x, y = num[j], stab[j]
+        q = j - 1
+        while q >= 0 and num[q] > x:
+            num[q + 1], stab[q + 1] = num[q], stab[q]
+            q -= 1
+        num[q + 1], stab[q + 1] = x, y
+
+
 @njit(cache=True, nogil=True)
 def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
     """Un-moves: for each number of tier ``e`` in ``idxs``, the numbers of the positions of tier
@@ -326,13 +340,12 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
             m = _unmoves(mc, tc, playable, adj, jmp, reach, pm, pt)
         plain = sure
         for j in range(m):
-            _e, num[j], symmetric = _index_sym(pm[j], pt[j], ix)
-            stab[j] = stabiliser_size(pm[j], pt[j], ix) if symmetric else 1
+            _e, num[j], stab[j] = _index_sym(pm[j], pt[j], ix)
             plain = plain and stab[j] == 1
         total = m
         sc = 1
         if not plain:
-            sc = stabiliser_size(mc, tc, ix)
+            sc = _index_sym(mc, tc, ix)[2]
             total = 0
             for j in range(m):
                 total += stab[j]
@@ -346,15 +359,15 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
                 out[k + j] = num[j]
             k += m
             continue
-        order = np.argsort(num[:m])
+        _sort_pairs(num, stab, m)
         j = 0
         while j < m:
             u = 1
-            while j + u < m and num[order[j + u]] == num[order[j]]:
+            while j + u < m and num[j + u] == num[j]:
                 u += 1
-            mult = u * stab[order[j]] // sc
+            mult = u * stab[j] // sc
             for _ in range(mult):
-                out[k] = num[order[j]]
+                out[k] = num[j]
                 k += 1
             j += u
     start[n] = k

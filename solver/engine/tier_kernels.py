@@ -328,11 +328,8 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
     [pstart[i]:pstart[i + 1]]`` those of ``front[i]``, each once per move). Returns the
     positions settled (at depth d + 1), sorted, of the dtype of ``events``. Owners of disjoint
     ranges may run at once."""
-    m = events.shape[0]
-    for y in range(parents.shape[0]):
-        if lo <= parents[y] < hi:
-            m += 1
-    out = np.empty(m, events.dtype)
+    # room for every settlement without a pass to count them: a position settles once at most
+    out = np.empty(min(events.shape[0] + parents.shape[0], hi - lo), events.dtype)
     tail = 0
     for e in events:
         tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
