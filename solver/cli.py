@@ -1154,7 +1154,7 @@ def _tables_build(args: argparse.Namespace) -> int:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         bars.close()
-        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tiers built, {len(report.tiers_skipped)} "
+        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tier{'s' if len(report.tiers_built) != 1 else ''} built, {len(report.tiers_skipped)} "
                         f"already there; {report.entries:,} entries, {report.positions:,} positions solved in "
                         f"{time.perf_counter() - t:.1f} s; {report.bytes_on_disk / (1 << 20):,.1f} MiB in {args.dir}"))
         return EXIT_OK

@@ -34,7 +34,8 @@ from .tiersolver import TierSolver
 @dataclass
 class BuildReport:
     """What :func:`build` did: the tiers built now and those already there, the positions
-    solved now, the board's entries in all, the seconds taken and the bytes on disk."""
+    solved now, the entries of the tiers asked for (the board's in all, without ``tiers``), the
+    seconds taken and the bytes on disk of those tiers."""
 
     board: Board
     tiers_built: list[int]
@@ -73,7 +74,8 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)
     disk = sum(store.path(t).stat().st_size for t in tiers)
-    return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions, store.index.size,
+    return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions,
+                       sum(store.index.tier_size(t) for t in tiers),
                        report.seconds, disk)
 
 

@@ -64,6 +64,8 @@ def test_some_tiers_only(tmp_path, capsys):
     assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "0-2", "--jobs", "1"]) == 0
     assert capsys.readouterr().out.startswith("3x3: 3 tiers built, 0 already there")
     assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "3", "--jobs", "1"]) == 0
+    index3 = dense_index(Board(3, 3))  # the closing line counts the entries of the tier built, not the board's
+    assert f"3x3: 1 tier built, 0 already there; {index3.tier_size(3):,} entries, " in capsys.readouterr().out
     assert sorted(p.name for p in d.iterdir()) == [f"3x3-e0{t}.atb" for t in range(4)]
     with pytest.raises(SystemExit):
         main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "4-12"])

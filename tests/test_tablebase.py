@@ -145,7 +145,7 @@ def test_build_resume_files_and_refusals(tmp_path, capsys):
     data = lost.read_bytes()
     lost.unlink()
     assert main(["tables", "build", "2x4", "--dir", str(d), "--jobs", "1"]) == 0
-    assert "1 tiers built, 8 already there" in capsys.readouterr().out
+    assert "1 tier built, 8 already there" in capsys.readouterr().out
     assert lost.read_bytes() == data
     assert main(["tables", "check", "2x4", "--dir", str(d)]) == 0
     assert ", 0 failures" in capsys.readouterr().out
