@@ -67,16 +67,10 @@ def _read_board(data, a, b, cells):
                 cells[n] = 0
                 n += 1
             width += run
-        elif c == 46:  # '.'
+        elif c == 46 or c == 45:  # '.' one empty square, '-' a block
             if n >= MAX_SQUARES:
                 return 0, 0
-            cells[n] = 0
-            n += 1
-            width += 1
-        elif c == 45:  # '-'
-            if n >= MAX_SQUARES:
-                return 0, 0
-            cells[n] = 3
+            cells[n] = 0 if c == 46 else 3
             n += 1
             width += 1
         elif _is_piece(c):
