@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .allocator import give_back_freed_memory
 from .board import Board
 from .cluster import cluster_for
 from .tablefiles import DirectoryStore, board_name, tier_path
@@ -47,6 +48,9 @@ class BuildReport:
 
 
 LOCAL_DISTRIBUTE_ABOVE = 1024
+# from a tier of this many numbers on, freed memory goes back to the system at once
+# (:mod:`solver.allocator`): 3.78 bytes a number at the peak instead of 4.66, for some system time
+LEAN_ABOVE = 1 << 24
 
 
 def build(board: Board, directory: str | Path, executor: Executor | None = None, progress: Progress | None = None,
@@ -66,6 +70,8 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
         raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
                          f"is solved from: build it too")
     directory.mkdir(parents=True, exist_ok=True)
+    if any(game.tier_size(t) >= LEAN_ABOVE for t in tiers if not store.has(t)):
+        give_back_freed_memory()
     # in threads, a front's un-moves are worth sharing out from 1,024 positions on (about 0.6 ms
     # of work; a cluster's round trip needs more: the solver's default)
     solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
@@ -82,13 +88,14 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
 # -- what a build needs ----------------------------------------------------------------------------
 
 # Measured (README, "Tablebases"): a tier's working set takes 3 bytes per number (the codes and
-# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 4.66 bytes a
-# number on tier 4 of 4 x 5 (82.6 million numbers; 3.78 with glibc's MALLOC_MMAP_THRESHOLD_=131072),
+# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 3.78 bytes a
+# number on tier 4 of 4 x 5 (82.6 million numbers; 4.66 before freed memory went back to the
+# system at once, :data:`LEAN_ABOVE`),
 # beside its child tier's codes (2 bytes a number); the process itself (Python, numba, the index) about 300 MiB (a 4 x 4 build peaks at
 # 244 to 262 MiB); on disk 0.26 bytes per entry (4 x 4; 0.18 on 4 x 5); CPU per number 1.06 us on
 # 4 x 4 (one thread), 2.0 us on the large tiers of 4 x 5, and about 2.7 us expected on 5 x 5
 # (1.4 times the moves of 4 x 5; tier 1 of 5 x 5 took 0.98 us a number).
-WORKING_BYTES = 5
+WORKING_BYTES = 4
 BASE_BYTES = 300 << 20
 DISK_BYTES_PER_ENTRY = 0.26
 

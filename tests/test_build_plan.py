@@ -4,6 +4,7 @@ import pytest
 
 from solver.board import Board
 from solver.cli import main
+from solver import tablebuild
 from solver.tablebuild import BASE_BYTES, WORKING_BYTES, build, plan_build
 from solver.tablefiles import tier_path
 from solver.tableindex import dense_index
@@ -29,7 +30,7 @@ def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
     assert main(["tables", "build", "5x5", "--dir", str(d), "--max-memory", "64G"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and not d.exists()
-    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 128.5 GiB of "
+    assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 109.6 GiB of "
                    "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
                    "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
 
@@ -55,7 +56,7 @@ def test_some_tiers_only(tmp_path, capsys):
     assert plan.worst_tier == 3 and plan.memory == BASE_BYTES + WORKING_BYTES * 1_527_644_160 + 2 * 421_265_408
     assert main(["tables", "build", "5x5", "--dir", str(d), "--tiers", "0-3", "--max-memory", "1G"]) == 2
     assert capsys.readouterr().err.startswith("ataxx-solve tables: 5x5: 4 tiers to build, 2,031,288,320 entries; "
-                                              "needs about 8.2 GiB of memory (tier 3)")
+                                              "needs about 6.8 GiB of memory (tier 3)")
     assert main(["tables", "build", "5x5", "--dir", str(d), "--tiers", "3", "--max-memory", "1G"]) == 2
     assert capsys.readouterr().err.startswith("ataxx-solve tables: 5x5: 1 tier to build, 1,527,644,160 entries; ")
     assert main(["tables", "build", "3x3", "--dir", str(d), "--tiers", "2-3", "--jobs", "1"]) == 2
@@ -79,3 +80,14 @@ def test_a_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == f"ataxx-solve tables: --dir: {f}: not a directory (a build writes its tables into a directory)\n"
     assert f.read_text() == "x..\n...\n..o\n"
+
+
+def test_a_large_tier_makes_the_build_give_freed_memory_back(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(tablebuild, "give_back_freed_memory", lambda: asked.append(True) or True)
+    monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 10 ** 9)
+    build(Board(2, 3), tmp_path / "small")
+    assert asked == []
+    monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 60)   # 2 x 3 has tiers of 71 numbers
+    build(Board(2, 3), tmp_path / "large")
+    assert asked == [True]
