@@ -173,7 +173,7 @@ class Solver:
         elif algorithm == "retro":
             oracle = RetroOracle(position.board, position.rules, max_states=lim.state_limit, max_memory=lim.max_memory)
         else:
-            probe = (self.tables.search_arrays(position.board)
+            probe = (self.tables.search_arrays(position.board, below=position.empty.bit_count())
                      if self.tables is not None and position.rules.name == CLASSIC.name else None)
             oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
                                   node_limit=lim.state_limit or 0, threads=self.threads, probe_tables=probe)

@@ -25,6 +25,7 @@ import numpy as np
 from . import engine
 from .bitboards import mover_bits
 from .board import Board
+from .limits import total_memory
 from .oracle import Oracle
 from .rules import CLASSIC, PASS, Move, Position, Rules
 from .tablefiles import SUFFIX, TierFile, board_name, tier_path
@@ -61,7 +62,7 @@ class Tablebase:
     default instead. Every file's header is checked when the directory is opened; a tier's
     checksum is checked when it is first read."""
 
-    def __init__(self, directory: str | Path, cache_bytes: int = 1 << 30) -> None:
+    def __init__(self, directory: str | Path, cache_bytes: int = 1 << 30, search_bytes: int | None = None) -> None:
         self.directory = Path(directory)
         if not self.directory.is_dir():
             raise TableError(f"{self.directory}: no such directory")
@@ -86,6 +87,8 @@ class Tablebase:
         if not self.files:
             raise TableError(f"{self.directory}: no table files (*{SUFFIX})")
         self.cache_bytes = cache_bytes
+        # the tiers the search reads whole (:meth:`search_arrays`): a quarter of the machine, at least 1 GiB
+        self.search_bytes = search_bytes if search_bytes is not None else max(cache_bytes, total_memory() // 4)
         self._blocks: OrderedDict[tuple[FileKey, int], np.ndarray] = OrderedDict()  # (file, block) -> codes
         self._whole: dict[FileKey, np.ndarray] = {}  # codes of whole tiers
         self._verified: set[FileKey] = set()
@@ -296,22 +299,29 @@ class Tablebase:
         except MissingTableError:
             return default
 
-    def search_arrays(self, board: Board, max_bytes: int | None = None) -> tuple | None:
+    def search_arrays(self, board: Board, max_bytes: int | None = None, below: int | None = None) -> tuple | None:
         """The tables of ``board`` (or of its transpose) as the search probes them at its leaves
         (the ``tb`` tuple of :mod:`solver.engine.tbprobe`): tiers 0 to k read whole into one array,
         k the last tier held without a gap such that they fit in ``max_bytes`` (default
-        ``cache_bytes``); None when no tier of the board is held (or tier 0 does not fit).
-        Made once per board; raises :class:`TableError` for a damaged file."""
+        :attr:`search_bytes`, a quarter of the machine's memory) and, with ``below`` (the empty
+        squares of the position searched: the search never meets more), is below it; None when no
+        tier of the board is held (or tier 0 does not fit). Made once per board (again when a
+        later position needs more tiers); raises :class:`TableError` for a damaged file."""
         table_board, perm = self._find_table_board(board)
         if table_board is None:
             return None
         made = self._search_arrays
         key = (board.rows, board.cols, board.blocks, max_bytes)
-        if key not in made:
+        held = self.tiers_held(board)
+        wanted = held if below is None else min(held, max(below, 1))
+        old = made.get(key, ())
+        if key not in made or (old is not None and old[4][0] + 1 < wanted):
+            made.pop(key, None)  # (released before the larger one is read)
+            del old
             ix = dense_index(table_board)
-            limit = self.cache_bytes if max_bytes is None else max_bytes
+            limit = self.search_bytes if max_bytes is None else max_bytes
             sizes: list[int] = []
-            for e in range(self.tiers_held(board)):
+            for e in range(wanted):
                 if 2 * (sum(sizes) + ix.tier_size(e)) > limit:
                     break
                 sizes.append(ix.tier_size(e))

@@ -125,6 +125,23 @@ def test_the_arrays_have_the_types_of_the_empty_ones_and_a_memory_cap(tables_dir
     assert tb.search_arrays(Board(3, 4)) is None
 
 
+def test_the_search_reads_only_the_tiers_below_its_position(tables_dir):
+    tb = Tablebase(tables_dir)
+    assert tb.search_bytes >= 1 << 30
+    two = tb.search_arrays(THREE_FIVE, below=2)    # a position with 2 empty squares meets tiers 0 and 1
+    assert two[4][0] == 1 and two[1].shape[0] == two[2][2]
+    assert tb.search_arrays(THREE_FIVE, below=1) is two   # fewer tiers: those already read serve
+    more = tb.search_arrays(THREE_FIVE, below=TIERS + 3)  # more than the tables hold: all of them
+    assert more[4][0] == TIERS and more is not two
+    assert tb.search_arrays(THREE_FIVE, below=2) is more
+    q = random_positions(THREE_FIVE, 1, (TIERS + 2, TIERS + 2), 6)[0]
+    asked = []
+    read = tb.search_arrays
+    tb.search_arrays = lambda board, **kw: asked.append(kw) or read(board, **kw)  # type: ignore[method-assign]
+    Solver(algorithm="search", threads=1, tables=tb).analyzer(q)
+    assert asked == [{"below": TIERS + 2}]  # the solver asks for the tiers below its position
+
+
 def test_no_probe_without_tables_or_under_other_rules(tables_dir):
     tb = Tablebase(tables_dir)
     arrays = tb.search_arrays(THREE_FIVE)
