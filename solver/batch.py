@@ -89,6 +89,7 @@ class Options:
     tables: str | None = None  # a tablebase directory to answer from
     nodes: int | None = None   # a node budget per position, on one thread (Limits.nodes)
     notation: str = "uai"      # how the records write moves (solver.notation.NOTATIONS)
+    tables_memory: int | None = None  # bytes of tables the search reads whole (not in the fingerprint: speed only)
 
 
 @dataclass
@@ -154,7 +155,8 @@ def _facts(source: str, line: Any, name: str | None, fen: str, rules: str, sides
     return {"format": RECORD_FORMAT, "file": source, "line": line, "name": name, "fen": fen, "rules": rules,
             "sides": sides, "expect": expect,
             "options": {k: v for k, v in vars(options).items()  # (as before --nodes and --notation)
-                        if not (k == "nodes" and v is None) and not (k == "notation" and v == "uai")}}
+                        if not (k == "nodes" and v is None) and not (k == "notation" and v == "uai")
+                        and k != "tables_memory"}}
 
 
 def _base(entry: Entry, options: Options) -> dict:
@@ -200,13 +202,13 @@ def record(report: Report, options: Options, seconds: float) -> dict:
 _TABLES: dict = {}
 
 
-def _tables(directory: str | None) -> Tablebase | None:
-    """The Tablebase of a directory, opened once per process."""
+def _tables(directory: str | None, search_bytes: int | None = None) -> Tablebase | None:
+    """The Tablebase of a directory, opened once per process (``search_bytes``: as in :class:`Tablebase`)."""
     if directory is None:
         return None
-    if directory not in _TABLES:
-        _TABLES[directory] = Tablebase(directory)
-    return _TABLES[directory]
+    if (directory, search_bytes) not in _TABLES:
+        _TABLES[directory, search_bytes] = Tablebase(directory, search_bytes=search_bytes)
+    return _TABLES[directory, search_bytes]
 
 
 def solved_record(entry: Entry, options: Options, known: dict | None = None,
@@ -217,7 +219,7 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None,
     start = time.perf_counter()
     solver = Solver(entry.position.rules, options.solver,
                     Limits(options.max_states, options.max_memory, options.timeout, nodes=options.nodes),
-                    progress=progress, tables=_tables(options.tables), orth_depth=options.orth_depth)
+                    progress=progress, tables=_tables(options.tables, options.tables_memory), orth_depth=options.orth_depth)
     try:
         analyzer = solver.analyzer(entry.position)
         report = solver.solve(entry, known=known, analyzer=analyzer)
@@ -266,7 +268,7 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
     """Records of entries with a side to move that the tables answer
     (:meth:`~solver.tablebase.Tablebase.answers_for`), in bulk (one probe of the positions and
     one of their children per board): value, outcome, depth, best move."""
-    tb = _tables(directory)
+    tb = _tables(directory, options.tables_memory)
     assert tb is not None
     start = time.perf_counter()
     reports: list = [None] * len(entries)
@@ -585,7 +587,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
     bulk_lines: list[str] = []  # records answered from tables in bulk, as JSON text (seconds to add)
     bulk_prints: list[str] = []  # their fingerprints
     items: list = []  # an Entry, a PositionFormatError or an int: a record of bulk_lines
-    tablebase = _tables(options.tables) if cache is None and rules.name == CLASSIC.name else None
+    tablebase = _tables(options.tables, options.tables_memory) if cache is None and rules.name == CLASSIC.name else None
     for f in files:
         # (the bulk path writes moves in the SPEC's notation only)
         lines = read_fen_lines(f, fmt, rules) if tablebase is not None and options.notation == "uai" else None
@@ -693,7 +695,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
 
         flush()
         if options.tables:  # positions with a side to move that the tables hold: in bulk from them, here
-            held = _tables(options.tables)
+            held = _tables(options.tables, options.tables_memory)
             assert held is not None
             answered = [not job[1].is_board and held.answers_for(job[1].position.replace(turn=job[1].sides[0]))
                         for job in todo]

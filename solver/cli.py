@@ -201,6 +201,9 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                    help="answer from the tablebases in DIR (built by 'ataxx-solve tables build') the positions they hold; "
                         "the others are solved as without them, the search probing the tables at its leaves "
                         "(classic rules)")
+    p.add_argument("--tables-memory", type=_size, metavar="SIZE",
+                   help="memory for the tiers of --tables that the search reads whole to probe at its leaves, e.g. 16G "
+                        "(default: a quarter of the machine, at least 1G)")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 
@@ -214,12 +217,14 @@ def limits_of(args: argparse.Namespace) -> Limits:
     return Limits(args.max_states, args.max_memory, args.timeout, nodes=nodes)
 
 
-def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables") -> Tablebase | None:
-    """The Tablebase of --tables, or None; a directory that cannot be used is one line and exit 2."""
+def open_tables(directory: str | None, prog: str = "ataxx-solve", option: str = "--tables",
+                search_bytes: int | None = None) -> Tablebase | None:
+    """The Tablebase of --tables (``search_bytes``: --tables-memory), or None; a directory that
+    cannot be used is one line and exit 2."""
     if directory is None:
         return None
     try:
-        return Tablebase(directory)
+        return Tablebase(directory, search_bytes=search_bytes)
     except TableError as exc:
         _say(f"{prog}: {option}: {exc}")
         raise SystemExit(EXIT_INPUT)
@@ -359,7 +364,7 @@ def solve_command(args: argparse.Namespace) -> int:
     solved = 0
     view = ProgressView() if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, limits_of(args),
-                    progress=view, tables=open_tables(args.tables), orth_depth=args.orth_depth, threads=args.threads,
+                    progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
     unbounded_said = args.timeout is not None or args.max_states is not None or args.nodes is not None
     for item in items:
@@ -685,7 +690,7 @@ def batch_command(args: argparse.Namespace) -> int:
     cache = None if args.tables or args.epd else _open_cache(args)
     limits_of(args)  # (--nodes with --threads is refused here)
     options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes,
-                      notation=args.notation)
+                      notation=args.notation, tables_memory=args.tables_memory)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm  # start-up: tqdm loads only when a bar is drawn
@@ -926,7 +931,7 @@ def verify_command(args: argparse.Namespace) -> int:
         if not errors:  # (a file that cannot be read has said so)
             _say("ataxx-solve verify: nothing to check (no move: headers, game records or EPD bm; give players with --engine)")
         return EXIT_INPUT
-    tables = open_tables(args.tables, "ataxx-solve verify")  # (what the tables do not hold is solved)
+    tables = open_tables(args.tables, "ataxx-solve verify", search_bytes=args.tables_memory)  # (what the tables do not hold is solved)
     done = [0]
 
     def describe(ev: Progress) -> str:

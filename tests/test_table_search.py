@@ -163,10 +163,11 @@ def test_the_command_line_tables_feed_the_search(tables_dir, tmp_path, capsys):
     f = tmp_path / "p.txt"
     f.write_text(q.fen() + "\n")
     outs = []
-    for extra in ([], ["--tables", str(tables_dir)]):
+    for extra in ([], ["--tables", str(tables_dir)], ["--tables", str(tables_dir), "--tables-memory", "1K"]):
         assert main(["--solver", "search", "--json", "--max-memory", "64M", *extra, str(f)]) == 0
         outs.append(json.loads(capsys.readouterr().out))
-    plain, probed = outs
+    plain, probed, starved = outs
+    assert starved["states"] == plain["states"]  # no tier fits in 1 KiB: the search probes nothing
     assert plain["solver"] == probed["solver"] == "search"
     for side in (plain, probed):
         for result in side["sides"].values():
