@@ -25,7 +25,7 @@ def rss_kib():
 
 if sys.argv[1] == "lean":
     assert give_back_freed_memory()
-first = np.ones(1 << 16)              # 512 KiB, mapped; freed, it raises glibc's threshold above it
+first = np.ones(1 << 21)              # 16 MiB, mapped; freed, it raises glibc's threshold above it
 del first
 base = rss_kib()
 blocks = [np.ones(1 << 15) for _ in range(400)]   # 256 KiB each: 100 MiB
