@@ -92,12 +92,11 @@ class TierState:
         return self.level < 0
 
     def describe(self) -> str:
-        """``with 1,234 of 5,678 positions settled (level 3, depth 17)`` or ``after scanning
-        262,144 of 1,000,000 numbers``."""
+        """``1,234 of 5,678 positions settled, level 3, depth 17`` or ``262,144 of 1,000,000
+        numbers scanned``."""
         if self.scanning:
-            return f"after scanning {self.scanned:,} of {self.entries:,} numbers"
-        return (f"with {self.settled:,} of {self.positions:,} positions settled "
-                f"(level {self.level}, depth {self.depth})")
+            return f"{self.scanned:,} of {self.entries:,} numbers scanned"
+        return f"{self.settled:,} of {self.positions:,} positions settled, level {self.level}, depth {self.depth}"
 
     def arrays(self) -> list[tuple[str, np.ndarray]]:
         """The arrays saved, in the file's order (code and cnt: the part scanned)."""
@@ -122,7 +121,7 @@ class TierInterrupted(KeyboardInterrupt):
     same solve and those already there."""
 
     def __init__(self, tier: int, where: str | None, path: str | None) -> None:
-        super().__init__(f"tier {tier} interrupted" + (f" {where}, saved in {path}" if path else ""))
+        super().__init__(f"tier {tier} interrupted" + (f", saved in {path}: {where}" if path else ""))
         self.tier = tier
         self.where = where
         self.path = path
@@ -193,7 +192,7 @@ def _le_chunks(a: np.ndarray) -> Any:
         part = flat[i:i + step]
         if sys.byteorder != "little" and a.itemsize > 1:
             part = part.byteswap()   # (a chunk's copy, on big-endian machines only)
-        yield memoryview(np.ascontiguousarray(part)).cast("B")
+        yield np.ascontiguousarray(part).data.cast("B")
 
 
 class FileCheckpoints:
@@ -351,7 +350,7 @@ class FileCheckpoints:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        LOGGER.info("tier %d: checkpoint %s written %s, %s in %.1f s", state.tier, path, state.describe(),
+        LOGGER.info("tier %d: checkpoint %s written (%s), %s in %.1f s", state.tier, path, state.describe(),
                     _size(sum(a.nbytes for _, a in arrays)), time.perf_counter() - t)
         return str(path)
 
@@ -364,7 +363,7 @@ class FileCheckpoints:
 
 def _read_into(fh: io.BufferedReader, a: np.ndarray, crc: int) -> int:
     """Fill ``a`` from the file a chunk at a time (the file is little-endian); returns the CRC."""
-    raw = memoryview(a.reshape(-1)).cast("B") if a.size else memoryview(b"")
+    raw = a.reshape(-1).data.cast("B") if a.size else memoryview(b"")
     at = 0
     while at < len(raw):
         view = raw[at:at + CHUNK_BYTES]
@@ -401,7 +400,7 @@ class StepCheckpointer:
         self.should_stop = should_stop
         self.resumed = checkpoints.load(tier, entries) if checkpoints is not None else None
         if self.resumed is not None:
-            LOGGER.info("tier %d: resuming from %s, %s", tier, checkpoints.where(tier) if checkpoints else "",
+            LOGGER.info("tier %d: resuming from %s (%s)", tier, checkpoints.where(tier) if checkpoints else "",
                         self.resumed.describe())
         self.spent = (self.resumed.seconds, self.resumed.cpu_seconds) if self.resumed else (0.0, 0.0)
         self.start = (time.perf_counter(), time.process_time())
