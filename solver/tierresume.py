@@ -268,9 +268,10 @@ class FileCheckpoints:
             head = self._read_head(fh, path, tier)
             start = fh.tell()
             dtypes = _dtypes(entries)
+            if head.get("entries") != entries:
+                raise CheckpointError(f"{path}: a checkpoint of {head.get('entries')!r} numbers, tier {tier} has "
+                                      f"{entries:,} ({redo})")
             try:
-                if head["entries"] != entries:
-                    raise ValueError
                 s = {k: int(head[k]) for k in ("scanned", "kmax", "settled", "level", "depth", "positions",
                                                "max_front", "max_window")}
                 secs = float(head["seconds"]), float(head["cpu_seconds"])

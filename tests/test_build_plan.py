@@ -30,7 +30,8 @@ def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and not d.exists()
     assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 128.5 GiB of "
-                   "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
+                   "memory (tier 8), 181.0 GiB of disk (29.8 GiB of tables, 151.1 GiB of checkpoints while a tier is "
+                   "built) and 92.4 hours of CPU (2.70 us a number): more memory than the "
                    "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
 
 
