@@ -1043,7 +1043,7 @@ def _add_tables(commands: _Commands) -> None:
     t = commands.add_parser(
         "tables", help=COMMANDS["tables"],
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
-                    "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
+                    "squares. build: solve a board into DIR (resumes where it stopped, within a tier); probe: the "
                     "value and depth of positions from the tables; check: verify every stored value against the "
                     "moves; compare: the tables of a board against an engine (--against); info: what DIR holds.")
     actions = t.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
@@ -1155,7 +1155,7 @@ def _tables_build(args: argparse.Namespace) -> int:
             built = f"{len(exc.solved)} tier{'s' if len(exc.solved) != 1 else ''} built" + (
                 f" ({_tiers_text(exc.solved)})" if exc.solved else "")
             kept = (f"tier {exc.tier} checkpointed in {exc.path} ({exc.where})" if exc.path else
-                    f"tier {exc.tier} not saved")
+                    f"tier {exc.tier} not saved ({exc.failure})" if exc.failure else f"tier {exc.tier} not saved")
             _tables_say(printable(f"interrupted: {built}, {kept}: run the same command again to resume"))
             return EXIT_TERMINATED if signal.SIGTERM in stop else EXIT_INTERRUPTED
         except KeyboardInterrupt:

@@ -117,14 +117,15 @@ class TierState:
 class TierInterrupted(KeyboardInterrupt):
     """``should_stop()`` answered True while tier ``tier`` was solved. ``where`` says how far it
     got (:meth:`TierState.describe`) and ``path`` where that was saved (None: not saved, the tier
-    starts over); the solver fills ``solved`` and ``skipped``, the tiers solved before it in the
-    same solve and those already there."""
+    starts over; ``failure`` says why when a save failed); the solver fills ``solved`` and
+    ``skipped``, the tiers solved before it in the same solve and those already there."""
 
-    def __init__(self, tier: int, where: str | None, path: str | None) -> None:
+    def __init__(self, tier: int, where: str | None, path: str | None, failure: str | None = None) -> None:
         super().__init__(f"tier {tier} interrupted" + (f", saved in {path}: {where}" if path else ""))
         self.tier = tier
         self.where = where
         self.path = path
+        self.failure = failure
         self.solved: list[int] = []
         self.skipped: list[int] = []
 
@@ -329,7 +330,10 @@ class FileCheckpoints:
         mask = os.umask(0)
         os.umask(mask)
         # created exclusively (O_EXCL, a random name): a name planted beside it is never written through
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        except OSError as exc:
+            raise CheckpointError(f"{path}: cannot write the checkpoint: {exc.strerror}") from None
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(MAGIC + f" {FORMAT_VERSION}\n".encode())
@@ -347,9 +351,11 @@ class FileCheckpoints:
                 raise CheckpointError(f"{path}: not a checkpoint this program wrote for tier {state.tier}: not "
                                       "replaced (move it away and run again)")
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):   # (a full disk: one line)
+                raise CheckpointError(f"{path}: cannot write the checkpoint: {exc.strerror or exc}") from None
             raise
         LOGGER.info("tier %d: checkpoint %s written (%s), %s in %.1f s", state.tier, path, state.describe(),
                     _size(sum(a.nbytes for _, a in arrays)), time.perf_counter() - t)
@@ -391,7 +397,9 @@ class StepCheckpointer:
     A state is saved when ``seconds`` have passed since the tier started (or resumed) or since
     the last save ended (0: at every boundary), and at once when ``should_stop()`` answers
     True, which then stops the tier with :class:`TierInterrupted`. Without ``checkpoints``
-    nothing is saved and a stop loses the tier's work."""
+    nothing is saved and a stop loses the tier's work. A save that fails (a full disk, a file
+    in the way: :class:`CheckpointError`) is logged and the tier goes on; on a stop it is said
+    in the :class:`TierInterrupted`."""
 
     def __init__(self, tier: int, entries: int, checkpoints: Checkpoints | None, seconds: float,
                  should_stop: Callable[[], bool]) -> None:
@@ -419,7 +427,14 @@ class StepCheckpointer:
             s = state()
             s.seconds = self.spent[0] + time.perf_counter() - self.start[0]
             s.cpu_seconds = self.spent[1] + time.process_time() - self.start[1]
-            where = self.checkpoints.save(s)
+            try:
+                where = self.checkpoints.save(s)
+            except CheckpointError as exc:
+                self.last = time.monotonic()
+                if stop:
+                    raise TierInterrupted(self.tier, s.describe(), None, str(exc)) from None
+                LOGGER.warning("tier %d goes on without a checkpoint: %s", self.tier, exc)
+                return
             self.saves += 1
             self.last = time.monotonic()
             if stop:

@@ -4,7 +4,7 @@ import pytest
 
 from solver.board import Board
 from solver.cli import main
-from solver.tablebuild import BASE_BYTES, WORKING_BYTES, build, plan_build
+from solver.tablebuild import BASE_BYTES, CHECKPOINT_BYTES, WORKING_BYTES, build, plan_build
 from solver.tablefiles import tier_path
 from solver.tableindex import dense_index
 
@@ -17,7 +17,8 @@ def test_the_plan_of_a_build(tmp_path):
     sizes = [index.tier_size(t) for t in range(13)]
     need = [BASE_BYTES + WORKING_BYTES * sizes[t] + (2 * sizes[t - 1] if t else 0) for t in range(13)]
     assert plan.memory == max(need) and plan.worst_tier == need.index(max(need))
-    assert 0 < plan.disk < plan.entries and plan.cpu_seconds == pytest.approx(137_781 * 1.06e-6)
+    assert plan.checkpoint_disk == 2 * CHECKPOINT_BYTES * max(sizes)   # the next beside the last
+    assert 0 < plan.disk - plan.checkpoint_disk < plan.entries and plan.cpu_seconds == pytest.approx(137_781 * 1.06e-6)
     build(Board(3, 3), tmp_path)
     assert plan_build(Board(3, 3), tmp_path).tiers == []
     tier_path(tmp_path, Board(3, 3), 9).unlink()

@@ -282,3 +282,20 @@ def test_the_plan_counts_the_checkpoints_and_names_the_tier_to_resume(stopped):
     assert plan.tiers == list(range(4, 10)) and plan.resume == [4]
     assert plan.checkpoint_disk == 2 * CHECKPOINT_BYTES * max(index.tier_size(t) for t in range(4, 10))
     assert plan.disk > plan.checkpoint_disk and plan.describe().endswith("; tier 4 resumes from its checkpoint")
+
+
+class Failing(MemoryCheckpoints):
+    def save(self, state):
+        raise CheckpointError("disk: cannot write the checkpoint: No space left on device")
+
+
+def test_a_checkpoint_that_cannot_be_written_is_logged_and_the_tier_goes_on(caplog):
+    board = Board(3, 4)
+    whole, store = MemoryStore(), MemoryStore()
+    TierSolver(AtaxxGame(board), whole).solve()
+    TierSolver(AtaxxGame(board), store, checkpoints=Failing(), checkpoint_seconds=0).solve()
+    assert digest(store) == digest(whole)
+    assert "tier 0 goes on without a checkpoint: disk: cannot write the checkpoint: No space left" in caplog.text
+    with pytest.raises(TierInterrupted) as caught:
+        TierSolver(AtaxxGame(board), MemoryStore(), checkpoints=Failing(), should_stop=lambda: True).solve()
+    assert caught.value.path is None and caught.value.failure.endswith("No space left on device")
