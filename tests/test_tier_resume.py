@@ -51,10 +51,12 @@ def test_stopped_at_every_step_boundary_the_tables_are_those_of_one_solve(board)
     TierSolver(AtaxxGame(board), whole, chunk_size=200).solve()
     store, saved = MemoryStore(), Recording()
     stops = 0
+    # (each solve another number of apply threads and windows of events: the state holds neither)
+    kws = [{"chunk_size": 200}, {"chunk_size": 300, "apply_threads": 3, "parallel_above": 0, "window_events": 1}]
     while True:  # every boundary saves and stops: each step is done in a solve of its own
         try:
             TierSolver(AtaxxGame(board), store, checkpoints=saved, checkpoint_seconds=0, should_stop=lambda: True,
-                       chunk_size=200).solve()
+                       **kws[stops % 2]).solve()
             break
         except TierInterrupted as exc:
             stops += 1
