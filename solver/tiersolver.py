@@ -30,8 +30,8 @@ import numpy as np
 
 from . import engine
 from .tierexec import Executor, LocalExecutor, parents_chunk, scan_chunk
-from .tierresume import Checkpoints, StepCheckpointer, TierInterrupted, TierState
 from .tiergame import DEFAULT_CHUNK, Progress, TierGame, TierSolverError, unmoves
+from .tierresume import Checkpoints, StepCheckpointer, TierInterrupted, TierState
 from .tierstore import TierStore
 
 LOGGER = logging.getLogger(__name__)
@@ -140,8 +140,8 @@ class TierSolver:
                         rep.max_depth, rep.max_front)
         return report
 
-    def _chunks(self, size: int) -> list[tuple[int, int]]:
-        return [(lo, min(size, lo + self.chunk_size)) for lo in range(0, size, self.chunk_size)]
+    def _chunks(self, size: int, start: int = 0) -> list[tuple[int, int]]:
+        return [(lo, min(size, lo + self.chunk_size)) for lo in range(start, size, self.chunk_size)]
 
     def _owners(self, n: int) -> list[tuple[int, int]]:
         """The ranges of numbers each apply thread owns."""
@@ -193,8 +193,7 @@ class TierSolver:
                              max_front=rep.max_front, max_window=rep.max_window)
 
         kids, pars = [], []
-        chunks = self._chunks(n)[done // self.chunk_size:] if done % self.chunk_size == 0 else \
-            [(lo, min(n, lo + self.chunk_size)) for lo in range(done, n, self.chunk_size)]
+        chunks = self._chunks(n, done)   # (after those scanned before a stop)
         tables = [self.store.load(t) for t in game.child_tiers(tier)] if chunks else []
         shared = self.executor.share(tables)
         jobs = [(game, tier, lo, hi, shared, self.use_unmoves) for lo, hi in chunks]
