@@ -395,8 +395,9 @@ class StepCheckpointer:
     the state it resumes from (:attr:`resumed`, read when it is made).
 
     A state is saved when ``seconds`` have passed since the tier started (or resumed) or since
-    the last save ended (0: at every boundary), and at once when ``should_stop()`` answers
-    True, which then stops the tier with :class:`TierInterrupted`. Without ``checkpoints``
+    the last save ended, and ten times as long as that save took (so that at most a tenth of
+    the time goes to saving on a slow disk; ``seconds`` 0: at every boundary), and at once when
+    ``should_stop()`` answers True, which then stops the tier with :class:`TierInterrupted`. Without ``checkpoints``
     nothing is saved and a stop loses the tier's work. A save that fails (a full disk, a file
     in the way: :class:`CheckpointError`) is logged and the tier goes on; on a stop it is said
     in the :class:`TierInterrupted`."""
@@ -414,6 +415,7 @@ class StepCheckpointer:
         self.spent = (self.resumed.seconds, self.resumed.cpu_seconds) if self.resumed else (0.0, 0.0)
         self.start = (time.perf_counter(), time.process_time())
         self.last = time.monotonic()
+        self.cost = 0.0   # how long the last save took
         self.saves = 0
 
     def boundary(self, state: Callable[[], TierState]) -> None:
@@ -423,7 +425,9 @@ class StepCheckpointer:
             if stop:
                 raise TierInterrupted(self.tier, None, None)
             return
-        if stop or time.monotonic() - self.last >= self.seconds:
+        gap = max(self.seconds, 10 * self.cost) if self.seconds > 0 else 0.0
+        if stop or time.monotonic() - self.last >= gap:
+            began = time.monotonic()
             s = state()
             s.seconds = self.spent[0] + time.perf_counter() - self.start[0]
             s.cpu_seconds = self.spent[1] + time.process_time() - self.start[1]
@@ -437,5 +441,6 @@ class StepCheckpointer:
                 return
             self.saves += 1
             self.last = time.monotonic()
+            self.cost = self.last - began
             if stop:
                 raise TierInterrupted(self.tier, s.describe(), where)

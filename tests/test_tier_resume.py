@@ -301,3 +301,22 @@ def test_a_checkpoint_that_cannot_be_written_is_logged_and_the_tier_goes_on(capl
     with pytest.raises(TierInterrupted) as caught:
         TierSolver(AtaxxGame(board), MemoryStore(), checkpoints=Failing(), should_stop=lambda: True).solve()
     assert caught.value.path is None and caught.value.failure.endswith("No space left on device")
+
+
+def test_saves_come_at_most_every_so_often_and_never_above_a_tenth_of_the_time(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(tierresume.time, "monotonic", lambda: clock[0])
+    saved = MemoryCheckpoints()
+    steps = tierresume.StepCheckpointer(0, 10, saved, 60.0, lambda: False)
+    state = TierState(0, 10, 10, np.zeros(10, np.uint16), np.zeros(10, np.uint8), np.zeros(0, np.int64),
+                      np.zeros(0, np.int64), 0, 0)
+
+    def slow_state():   # a save that takes 30 s
+        clock[0] += 30
+        return state
+
+    # saved at 60 s, taking 30: the next is due 300 s after it ended (10 x 30), not 60
+    for t, saves in [(59, 0), (60, 1), (119, 1), (150, 1), (389, 1), (390, 2)]:
+        clock[0] = t
+        steps.boundary(slow_state)
+        assert saved.saves == saves, t
