@@ -12,7 +12,7 @@ import solver.tierresume as tierresume
 from solver.board import Board
 from solver.cli import main
 from solver.tablebuild import CHECKPOINT_BYTES, build, plan_build
-from solver.tablefiles import DirectoryStore, resume_path, tier_path
+from solver.tablefiles import DirectoryStore, board_name, parse_board_name, resume_path, tier_path
 from solver.tablegame import AtaxxGame
 from solver.tableindex import TableError, dense_index
 from solver.tierresume import CheckpointError, MemoryCheckpoints, TierInterrupted, TierState
@@ -108,8 +108,10 @@ def stop_at(monkeypatch, targets):
     return should_stop
 
 
-def test_a_build_stopped_after_the_scan_mid_level_and_between_levels_writes_the_same_files(tmp_path, monkeypatch):
-    board = Board(3, 4)
+@pytest.mark.parametrize("board", [Board(3, 4), parse_board_name("4x4", "b2,c3")], ids=board_name)
+def test_a_build_stopped_after_the_scan_mid_level_and_between_levels_writes_the_same_files(tmp_path, monkeypatch,
+                                                                                        board):
+    last = dense_index(board).n
     one, two = tmp_path / "one", tmp_path / "two"
     build(board, one, chunk_size=2048)
     targets = [(3, "mid-scan"), (3, "scan-end"), (3, "after-scan"), (3, "mid-level"), (3, "mid-level"),
@@ -127,10 +129,10 @@ def test_a_build_stopped_after_the_scan_mid_level_and_between_levels_writes_the_
     assert targets == [] and len(stops) == 7
     assert stops[0][1].endswith("numbers scanned") and stops[1][1] == f"{dense_index(board).tier_size(3):,} of " \
         f"{dense_index(board).tier_size(3):,} numbers scanned" and "positions settled, level" in stops[3][1]
-    assert report.tiers_built == list(range(5, 13)) and list(report.resumed) == [5]
+    assert report.tiers_built == list(range(5, last + 1)) and list(report.resumed) == [5]
     assert report.resumed[5] == stops[-1][1]
     names = sorted(p.name for p in one.iterdir())
-    assert names == sorted(p.name for p in two.iterdir()) == [tier_path(one, board, t).name for t in range(13)]
+    assert names == sorted(p.name for p in two.iterdir()) == [tier_path(one, board, t).name for t in range(last + 1)]
     assert all((one / name).read_bytes() == (two / name).read_bytes() for name in names)
 
 
