@@ -4,6 +4,9 @@ written whole and refused when it is not its tier's; a resumed tier is byte-iden
 
 import hashlib
 import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -322,3 +325,30 @@ def test_saves_come_at_most_every_so_often_and_never_above_a_tenth_of_the_time(m
         clock[0] = t
         steps.boundary(slow_state)
         assert saved.saves == saves, t
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_a_real_process_checkpoints_and_the_same_command_resumes(tmp_path):
+    d, whole = tmp_path / "t", tmp_path / "whole"
+    board = parse_board_name("4x4", "b2,c3")
+    build(board, whole)
+    cmd = [sys.executable, "-m", "solver", "tables", "build", "4x4", "--blocks", "b2,c3", "--dir", str(d), "--jobs", "1",
+           "--checkpoint-minutes", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not resume_path(d, board, 4).exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    last = err.splitlines()[-1]
+    assert last.startswith("ataxx-solve tables: interrupted: ") and " checkpointed in " in last and out == ""
+    assert last.endswith("): run the same command again to resume") and "Traceback" not in err
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and " resumed from its checkpoint: " in again.stdout, again.stderr
+    assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in whole.iterdir())
+    assert all((d / p.name).read_bytes() == p.read_bytes() for p in whole.iterdir())
