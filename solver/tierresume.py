@@ -396,11 +396,11 @@ class StepCheckpointer:
 
     A state is saved when ``seconds`` have passed since the tier started (or resumed) or since
     the last save ended, and ten times as long as that save took (so that at most a tenth of
-    the time goes to saving on a slow disk; ``seconds`` 0: at every boundary), and at once when
-    ``should_stop()`` answers True, which then stops the tier with :class:`TierInterrupted`. Without ``checkpoints``
-    nothing is saved and a stop loses the tier's work. A save that fails (a full disk, a file
-    in the way: :class:`CheckpointError`) is logged and the tier goes on; on a stop it is said
-    in the :class:`TierInterrupted`."""
+    the time goes to saving on a slow disk; ``seconds`` 0: at every boundary), and at once
+    when ``should_stop()`` answers True, which then stops the tier with
+    :class:`TierInterrupted`. Without ``checkpoints`` nothing is saved and a stop loses the
+    tier's work. A save that fails (a full disk, a file in the way: :class:`CheckpointError`)
+    is logged and the tier goes on; on a stop it is said in the :class:`TierInterrupted`."""
 
     def __init__(self, tier: int, entries: int, checkpoints: Checkpoints | None, seconds: float,
                  should_stop: Callable[[], bool]) -> None:

@@ -213,7 +213,7 @@ class TierSolver:
         del tables, shared, jobs  # (the jobs held the child tiers too)
         ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
         ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
-        del ov_pos_parts, ov_cnt_parts
+        ov_pos_parts, ov_cnt_parts = [], []   # (the parts freed; scanned() is not called again)
         if kmax > tk.MAX_VALUE:
             raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {tk.MAX_VALUE})")
         rep.positions = int(np.count_nonzero(code))

@@ -154,7 +154,8 @@ def test_the_file_is_written_and_read_a_chunk_at_a_time(tmp_path, monkeypatch):
         cps.load(4, n + 1)
     back = cps.load(4, n)
     for name in ("code", "cnt", "ov_pos", "ov_cnt", "hist", "front"):
-        assert np.array_equal(getattr(back, name), getattr(s, name)) and getattr(back, name).dtype == getattr(s, name).dtype
+        got, want = getattr(back, name), getattr(s, name)
+        assert np.array_equal(got, want) and got.dtype == want.dtype
     assert (back.kmax, back.settled, back.level, back.depth, back.positions, back.max_front) == (9, 77, 2, 5, 800, 12)
     assert back.describe() == "77 of 800 positions settled, level 2, depth 5"
     cps.discard(4)
@@ -190,9 +191,10 @@ def damage(raw, how):
 
 
 @pytest.mark.parametrize("how,says", [
-    ("truncated", "truncated"), ("data", "checksum mismatch (a damaged checkpoint: delete it to build tier 4 from its start)"),
-    ("header", "checksum mismatch"), ("foreign", "not a checkpoint this program wrote (delete it to build tier 4 "
-                                                 "from its start, or move it away)"),
+    ("truncated", "truncated"),
+    ("data", "checksum mismatch (a damaged checkpoint: delete it to build tier 4 from its start)"),
+    ("header", "checksum mismatch"),
+    ("foreign", "not a checkpoint this program wrote (delete it to build tier 4 from its start, or move it away)"),
     ("format", "checkpoint format 7, this program reads format 1")])
 def test_a_damaged_or_foreign_checkpoint_is_refused_in_one_line_and_left_alone(stopped, tmp_path, capsys, how, says):
     d, raw, _ = stopped
@@ -332,8 +334,8 @@ def test_ctrl_c_in_a_real_process_checkpoints_and_the_same_command_resumes(tmp_p
     d, whole = tmp_path / "t", tmp_path / "whole"
     board = parse_board_name("4x4", "b2,c3")
     build(board, whole)
-    cmd = [sys.executable, "-m", "solver", "tables", "build", "4x4", "--blocks", "b2,c3", "--dir", str(d), "--jobs", "1",
-           "--checkpoint-minutes", "0"]
+    cmd = [sys.executable, "-m", "solver", "tables", "build", "4x4", "--blocks", "b2,c3", "--dir", str(d),
+           "--jobs", "1", "--checkpoint-minutes", "0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
