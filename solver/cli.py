@@ -59,6 +59,7 @@ from .tablebuild import Executor, build, bytes_text, executor_for, plan_build
 from .tablechecks import check_tables, compare_with_retro, compare_with_search, contents
 from .tablefiles import board_name, parse_board_name
 from .tableindex import TableError, dense_index
+from .tierresume import TierInterrupted
 from .uai import MAX_ANSWER_BYTES, MAX_LINE_BYTES, adopting_orphans
 from .verify import Check, Verifier, choices_from_file, only_players, run_verify, summarise, summary_table
 
@@ -1047,7 +1048,7 @@ def _add_tables(commands: _Commands) -> None:
     t = commands.add_parser(
         "tables", help=COMMANDS["tables"],
         description="Tablebases: every position of a board solved (classic rules), one file per tier of empty "
-                    "squares. build: solve a board into DIR (resumes after the tiers already there); probe: the "
+                    "squares. build: solve a board into DIR (resumes where it stopped, within a tier); probe: the "
                     "value and depth of positions from the tables; check: verify every stored value against the "
                     "moves; compare: the tables of a board against an engine (--against); info: what DIR holds.")
     actions = t.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
@@ -1068,14 +1069,17 @@ def _add_tables(commands: _Commands) -> None:
         p.set_defaults(run=run, parser=p)
         return p
 
-    p = action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there); says first "
-               "what it needs (entries, memory, disk, CPU time) and refuses a build whose memory exceeds the budget",
-               board=True, executor=True)
+    p = action("build", _tables_build, "solve a board into DIR (resumes after the tiers already there, and within "
+               "a tier from its checkpoint); says first what it needs (entries, memory, disk, CPU time) and refuses "
+               "a build whose memory exceeds the budget", board=True, executor=True)
     p.add_argument("--max-memory", type=_size, metavar="SIZE",
                    help="memory budget, e.g. 16G (default: three quarters of the machine)")
     p.add_argument("--force", action="store_true", help="build even when the memory needed exceeds the budget")
     p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares; each "
                                                    "tier is solved from the one below it, built or there)")
+    p.add_argument("--checkpoint-minutes", type=_whole(0, 100_000), default=10, metavar="M",
+                   help="save the state of the tier under way in DIR (BOARD-eNN.resume) at most every M minutes "
+                        "(default 10; 0: at every step) and when stopped; the same command resumes from it")
     p = action("check", _tables_check, "verify every stored value of a board against the moves",
                board=True, executor=True)
     p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
@@ -1150,7 +1154,15 @@ def _tables_build(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         try:
             report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop),
-                           tiers=tiers)
+                           tiers=tiers, checkpoint_seconds=60.0 * args.checkpoint_minutes)
+        except TierInterrupted as exc:
+            bars.close()
+            built = f"{len(exc.solved)} tier{'s' if len(exc.solved) != 1 else ''} built" + (
+                f" ({_tiers_text(exc.solved)})" if exc.solved else "")
+            kept = (f"tier {exc.tier} checkpointed in {exc.path} ({exc.where})" if exc.path else
+                    f"tier {exc.tier} not saved ({exc.failure})" if exc.failure else f"tier {exc.tier} not saved")
+            _tables_say(printable(f"interrupted: {built}, {kept}: run the same command again to resume"))
+            return EXIT_TERMINATED if signal.SIGTERM in stop else EXIT_INTERRUPTED
         except KeyboardInterrupt:
             bars.close()
             _tables_say(f"interrupted; the finished tiers are in {args.dir}: run the same command again to resume")
@@ -1159,12 +1171,22 @@ def _tables_build(args: argparse.Namespace) -> int:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         bars.close()
-        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tier{'s' if len(report.tiers_built) != 1 else ''} built, {len(report.tiers_skipped)} "
+        resumed = "".join(f" (tier {t} resumed from its checkpoint: {where})" for t, where in report.resumed.items())
+        print(printable(f"{board_name(board)}: {len(report.tiers_built)} tier{'s' if len(report.tiers_built) != 1 else ''} built{resumed}, {len(report.tiers_skipped)} "
                         f"already there; {report.entries:,} entries, {report.positions:,} positions solved in "
                         f"{time.perf_counter() - t:.1f} s; {report.bytes_on_disk / (1 << 20):,.1f} MiB in {args.dir}"))
         return EXIT_OK
 
     return _with_executor(args, work, dense_index(board).n + 1)
+
+
+def _tiers_text(tiers: list[int]) -> str:
+    """``tier 3``, ``tiers 0-4`` (consecutive) or ``tiers 2, 5``."""
+    if len(tiers) == 1:
+        return f"tier {tiers[0]}"
+    if tiers == list(range(tiers[0], tiers[-1] + 1)):
+        return f"tiers {tiers[0]}-{tiers[-1]}"
+    return "tiers " + ", ".join(map(str, tiers))
 
 
 def _range(text: str) -> tuple[int, int] | None:

@@ -5,8 +5,9 @@
   the names of the files; :class:`BuildPlan` is its answer.
 - :func:`build` solves a board into a directory with the tier solver
   (:mod:`solver.tiersolver`, Ataxx as its game: :mod:`solver.tablegame`), one file per
-  tier written when the tier is done (:mod:`solver.tablefiles`), so an interrupted build
-  resumes at the first tier missing.
+  tier written when the tier is done (:mod:`solver.tablefiles`), and the state of the tier
+  under way saved beside them every ``checkpoint_seconds`` and when it is stopped
+  (:mod:`solver.tierresume`), so an interrupted build resumes where it stopped, within its tier.
 - :func:`executor_for` says where the tier solver's chunks run: threads of this process
   or a Dask cluster (:mod:`solver.cluster`).
 """
@@ -14,14 +15,14 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .allocator import give_back_freed_memory
 from .board import Board
 from .cluster import cluster_for
-from .tablefiles import DirectoryStore, board_name, tier_path
+from .tablefiles import DirectoryStore, board_name, resume_path, tier_path
 from .tablegame import AtaxxGame
 from .tableindex import TableError, dense_index
 from .tierexec import Executor, LocalExecutor
@@ -36,7 +37,8 @@ from .tiersolver import TierSolver
 class BuildReport:
     """What :func:`build` did: the tiers built now and those already there, the positions
     solved now, the entries of the tiers asked for (the board's in all, without ``tiers``), the
-    seconds taken and the bytes on disk of those tiers."""
+    seconds taken and the bytes on disk of those tiers; ``resumed``: the tiers resumed from a
+    checkpoint, each with where it was (:meth:`solver.tierresume.TierState.describe`)."""
 
     board: Board
     tiers_built: list[int]
@@ -45,21 +47,26 @@ class BuildReport:
     entries: int
     seconds: float
     bytes_on_disk: int
+    resumed: dict[int, str] = field(default_factory=dict)
 
 
 LOCAL_DISTRIBUTE_ABOVE = 1024
 # from a tier of this many numbers on, freed memory goes back to the system at once
 # (:mod:`solver.allocator`): 3.78 bytes a number at the peak instead of 4.66, for some system time
 LEAN_ABOVE = 1 << 24
+CHECKPOINT_SECONDS = 600.0   # a tier's state saved at most every 10 minutes (and when stopped)
 
 
 def build(board: Board, directory: str | Path, executor: Executor | None = None, progress: Progress | None = None,
           should_stop: Callable[[], bool] | None = None, chunk_size: int | None = None,
-          tiers: list[int] | None = None) -> BuildReport:
+          tiers: list[int] | None = None, checkpoint_seconds: float = CHECKPOINT_SECONDS) -> BuildReport:
     """Solve every position of ``board`` (classic rules) into ``directory``, or those of
     ``tiers`` (numbers of empty squares, from 0: a tier needs the one below it, built now or
-    there already), resuming after the tiers already there. Refuses a directory whose files for
-    this board were not written by a compatible build (another format or numbering)."""
+    there already), resuming after the tiers already there and, within a tier, from its
+    checkpoint (``4x5-e07.resume``: saved every ``checkpoint_seconds`` and when ``should_stop()``
+    stops the build, which then raises :class:`solver.tierresume.TierInterrupted`). Refuses a
+    directory whose files for this board were not written by a compatible build (another format
+    or numbering), and a checkpoint that is not one of its tier's."""
 
     directory = Path(directory)
     game = AtaxxGame(board)
@@ -69,20 +76,25 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
     if lacking:
         raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
                          f"is solved from: build it too")
+    checkpoints = store.checkpoints()
+    for t in tiers:   # (a checkpoint of another board or build refused before any work, not hours into it)
+        if not store.path(t).exists():
+            checkpoints.check(t)
     directory.mkdir(parents=True, exist_ok=True)
     if any(game.tier_size(t) >= LEAN_ABOVE for t in tiers if not store.has(t)):
         give_back_freed_memory()
     # in threads, a front's un-moves are worth sharing out from 1,024 positions on (about 0.6 ms
     # of work; a cluster's round trip needs more: the solver's default)
     solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
-                        progress=progress, should_stop=should_stop)
+                        progress=progress, should_stop=should_stop, checkpoints=checkpoints,
+                        checkpoint_seconds=checkpoint_seconds)
     if executor is None or isinstance(executor, LocalExecutor):
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)
     disk = sum(store.path(t).stat().st_size for t in tiers)
     return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions,
                        sum(store.index.tier_size(t) for t in tiers),
-                       report.seconds, disk)
+                       report.seconds, disk, {t.tier: t.resumed for t in report.tiers if t.resumed})
 
 
 # -- what a build needs ----------------------------------------------------------------------------
@@ -98,6 +110,12 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
 WORKING_BYTES = 4
 BASE_BYTES = 300 << 20
 DISK_BYTES_PER_ENTRY = 0.26
+# A tier's checkpoint (solver/tierresume.py) holds 3 bytes a number (codes and counters) and a front
+# of settled positions at 4 bytes each: at most a quarter of the tier in the fronts measured (4 x 4:
+# 0.04 to 0.21 of a tier's numbers, up to 0.32 in tiers of fewer than 30,000), so 4 bytes a number;
+# twice that while a tier is built, as the next checkpoint is written beside the last before it
+# replaces it.
+CHECKPOINT_BYTES = 4
 
 
 def cpu_per_number(entries: int) -> float:
@@ -108,8 +126,10 @@ def cpu_per_number(entries: int) -> float:
 @dataclass
 class BuildPlan:
     """What building ``board`` into a directory needs: the tiers still to build, their entries,
-    the memory of the largest step (``worst_tier``), the disk and the CPU seconds (from
-    :data:`WORKING_BYTES`, :data:`DISK_BYTES_PER_ENTRY` and :func:`cpu_per_number`)."""
+    the memory of the largest step (``worst_tier``), the disk (the tables, and ``checkpoint_disk``
+    of it for the checkpoints of the largest tier while it is built) and the CPU seconds (from
+    :data:`WORKING_BYTES`, :data:`DISK_BYTES_PER_ENTRY`, :data:`CHECKPOINT_BYTES` and
+    :func:`cpu_per_number`); ``resume``: the tiers with a checkpoint to resume from."""
 
     board: Board
     tiers: list[int]
@@ -118,13 +138,19 @@ class BuildPlan:
     worst_tier: int | None
     disk: int
     cpu_seconds: float
+    checkpoint_disk: int = 0
+    resume: list[int] = field(default_factory=list)
 
     def describe(self) -> str:
         if not self.tiers:
             return f"{board_name(self.board)}: every tier is already built"
+        resume = "".join(f"; tier {t} resumes from its checkpoint" for t in self.resume)
         return (f"{board_name(self.board)}: {len(self.tiers)} tier{'s' if len(self.tiers) != 1 else ''} to build, {self.entries:,} entries; needs about "
-                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk and "
-                f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)")
+                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk "
+                f"({bytes_text(self.disk - self.checkpoint_disk)} of tables, {bytes_text(self.checkpoint_disk)} of "
+                f"checkpoints while a tier is built) and "
+                f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)"
+                f"{resume}")
 
 
 def bytes_text(n: float) -> str:
@@ -150,8 +176,10 @@ def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = No
     need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
             for t in tiers}
     worst = max(need, key=lambda t: need[t]) if need else None
+    checkpoints = 2 * CHECKPOINT_BYTES * max((index.tier_size(t) for t in tiers), default=0)
     return BuildPlan(board, tiers, entries, need[worst] if worst is not None else 0, worst,
-                     int(entries * DISK_BYTES_PER_ENTRY), entries * cpu_per_number(index.size))
+                     int(entries * DISK_BYTES_PER_ENTRY) + checkpoints, entries * cpu_per_number(index.size),
+                     checkpoints, [t for t in tiers if resume_path(Path(directory), board, t).exists()])
 
 
 # -- where it runs ---------------------------------------------------------------------------------

@@ -19,9 +19,11 @@ the header line.
 - :func:`write_tier` writes a tier's file whole or not at all; :class:`TierFile` opens one,
   checks its header against what the file can hold, and reads its blocks on demand.
 - :class:`DirectoryStore` is the tier solver's store (:class:`solver.tierstore.TierStore`)
-  for one board in a directory: a tier is there when its file is whole and compatible.
-- :func:`board_name`, :func:`parse_board_name` and :func:`tier_path` name boards and files
-  (``4x5-e07.atb``).
+  for one board in a directory: a tier is there when its file is whole and compatible; its
+  :meth:`DirectoryStore.checkpoints` keep the state of a tier under way beside the tier files
+  (``4x5-e07.resume``, :class:`solver.tierresume.FileCheckpoints`).
+- :func:`board_name`, :func:`parse_board_name`, :func:`tier_path` and :func:`resume_path` name
+  boards and files (``4x5-e07.atb``, ``4x5-e07.resume``).
 """
 
 from __future__ import annotations
@@ -41,11 +43,13 @@ import numpy as np
 from .board import Board
 from .rules import CLASSIC, Rules
 from .tableindex import TableError, dense_index
+from .tierresume import FileCheckpoints
 
 FORMAT_VERSION = 1
 MAGIC = b"ATAXX-TABLE"
 BLOCK_ENTRIES = 1 << 16
 SUFFIX = ".atb"
+RESUME_SUFFIX = ".resume"
 
 
 def board_name(board: Board) -> str:
@@ -72,6 +76,11 @@ def parse_board_name(text: str, blocks: str | None = None) -> Board:
 
 def tier_path(directory: str | Path, board: Board, tier: int) -> Path:
     return Path(directory) / f"{board_name(board)}-e{tier:02d}{SUFFIX}"
+
+
+def resume_path(directory: str | Path, board: Board, tier: int) -> Path:
+    """Where the checkpoint of a tier under way is kept (``4x5-e07.resume``)."""
+    return Path(directory) / f"{board_name(board)}-e{tier:02d}{RESUME_SUFFIX}"
 
 
 def _header(board: Board, rules: Rules, tier: int, entries: int, fingerprint: str) -> dict[str, Any]:
@@ -261,6 +270,13 @@ class DirectoryStore:
     def save(self, tier: int, codes: np.ndarray) -> None:
         write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
         self._cache = {tier: codes}
+
+    def checkpoints(self) -> FileCheckpoints:
+        """The checkpoints of tiers under way in this directory, their headers naming the board,
+        rules, index and table format as the tier files do."""
+        return FileCheckpoints(lambda tier: resume_path(self.directory, self.board, tier),
+                               {"board": board_name(self.board), "rules": self.rules.name,
+                                "index": self.index.fingerprint, "table_format": FORMAT_VERSION})
 
 
 def check_compatible(f: TierFile, board: Board, rules: Rules, fingerprint: str) -> None:

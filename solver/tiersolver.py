@@ -11,6 +11,10 @@ chunk's moves are summarised against the stored children in other tiers
 settled positions ask the game for their parents, in chunks on the executor, and
 threads each owning a range of the tier's numbers apply the answers at once
 (:func:`solver.engine.tier_kernels.apply_owned`): each settles the parents in its range.
+
+At each step boundary (a chunk of the scan, a depth of the resolution) the loop hands its state
+to a :class:`solver.tierresume.StepCheckpointer`, which saves it every so often and when asked to
+stop, so that a tier resumes where it stopped (:mod:`solver.tierresume`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 from . import engine
 from .tierexec import Executor, LocalExecutor, parents_chunk, scan_chunk
 from .tiergame import DEFAULT_CHUNK, Progress, TierGame, TierSolverError, unmoves
+from .tierresume import Checkpoints, StepCheckpointer, TierInterrupted, TierState
 from .tierstore import TierStore
 
 LOGGER = logging.getLogger(__name__)
@@ -43,6 +48,7 @@ class TierReport:
     cpu_seconds: float = 0.0
     max_front: int = 0       # the most positions settled in one step (4 bytes each, 8 above 2**32 numbers)
     max_window: int = 0      # the most events loaded at once (as many bytes each)
+    resumed: str | None = None   # where the tier resumed from a checkpoint (TierState.describe), if it did
 
 
 @dataclass
@@ -65,14 +71,20 @@ class TierSolver:
     ``executor``: where chunks run (:class:`LocalExecutor` by default);
     ``use_unmoves``: use the game's ``parents`` when it has one; ``progress(tier, phase,
     done, total)`` is called as work is done (phase 'scan' or 'resolve');
-    ``should_stop()`` is polled between chunks: when it answers True the solve stops
-    with KeyboardInterrupt after the last tier saved (the store keeps every finished tier)."""
+    ``should_stop()`` is polled at each step boundary (a chunk of the scan, a depth of the
+    resolution): when it answers True the solve stops with
+    :class:`solver.tierresume.TierInterrupted` (a KeyboardInterrupt), the store keeping every
+    finished tier and ``checkpoints`` (:class:`solver.tierresume.Checkpoints`), when given, the
+    state of the tier under way, which is also saved there every ``checkpoint_seconds`` and
+    resumed from by the next solve (a game without un-moves is not checkpointed: its reverse
+    edges are not saved)."""
 
     def __init__(self, game: TierGame, store: TierStore, executor: Executor | None = None,
                  chunk_size: int = DEFAULT_CHUNK, use_unmoves: bool = True, progress: Progress | None = None,
                  should_stop: Callable[[], bool] | None = None, distribute_above: int = 4096,
                  apply_threads: int | None = None, window_events: int | None = None,
-                 parallel_above: int = 2048, unmove_part: int = 1 << 15) -> None:
+                 parallel_above: int = 2048, unmove_part: int = 1 << 15,
+                 checkpoints: Checkpoints | None = None, checkpoint_seconds: float = 600.0) -> None:
         self.game = game
         self.store = store
         self.executor = executor or LocalExecutor()
@@ -90,6 +102,8 @@ class TierSolver:
         self.parallel_above = parallel_above
         self.unmove_part = unmove_part  # positions of a front whose un-moves are one task (a few in flight)
         self._pool: ThreadPoolExecutor | None = None  # while solve runs
+        self.checkpoints = checkpoints
+        self.checkpoint_seconds = checkpoint_seconds
 
     def solve(self, tiers: list[int] | None = None) -> SolveReport:
         try:
@@ -106,24 +120,28 @@ class TierSolver:
         for t in tiers if tiers is not None else self.game.tiers():
             if self.store.has(t):
                 report.skipped.append(t)
+                if self.checkpoints is not None:
+                    self.checkpoints.discard(t)   # (left by a stop between the two)
                 continue
             start, cpu = time.perf_counter(), time.process_time()
-            codes, rep = self.solve_tier(t)
+            try:
+                codes, rep = self.solve_tier(t)
+            except TierInterrupted as exc:
+                exc.solved, exc.skipped = [r.tier for r in report.tiers], list(report.skipped)
+                raise
             self.store.save(t, codes)
-            rep.seconds = time.perf_counter() - start
-            rep.cpu_seconds = time.process_time() - cpu
+            if self.checkpoints is not None:
+                self.checkpoints.discard(t)
+            rep.seconds += time.perf_counter() - start     # (the time before a resume included)
+            rep.cpu_seconds += time.process_time() - cpu
             report.tiers.append(rep)
             LOGGER.info("tier %s: %d numbers, %d positions, %.1f s (cpu %.1f s in this process), depth <= %d, "
                         "largest step %d positions", t, rep.size, rep.positions, rep.seconds, rep.cpu_seconds,
                         rep.max_depth, rep.max_front)
         return report
 
-    def _chunks(self, size: int) -> list[tuple[int, int]]:
-        return [(lo, min(size, lo + self.chunk_size)) for lo in range(0, size, self.chunk_size)]
-
-    def _check_stop(self) -> None:
-        if self.should_stop():
-            raise KeyboardInterrupt
+    def _chunks(self, size: int, start: int = 0) -> list[tuple[int, int]]:
+        return [(lo, min(size, lo + self.chunk_size)) for lo in range(start, size, self.chunk_size)]
 
     def _owners(self, n: int) -> list[tuple[int, int]]:
         """The ranges of numbers each apply thread owns."""
@@ -150,18 +168,35 @@ class TierSolver:
         game = self.game
         n = game.tier_size(tier)
         rep = TierReport(tier, n)
-        tables = [self.store.load(t) for t in game.child_tiers(tier)]
-        shared = self.executor.share(tables)
-        code = np.empty(n, np.uint16)
-        cnt = np.empty(n, np.uint8)
-        ov_pos_parts, ov_cnt_parts = [], []
-        kmax = 0
-        settled = 0
         want_edges = not self.use_unmoves
+        # the step boundaries: the state saved every so often and on a stop (resumed from when saved)
+        steps = StepCheckpointer(tier, n, None if want_edges else self.checkpoints, self.checkpoint_seconds,
+                                 self.should_stop)
+        # fronts, events and settled positions as numbers of 4 bytes when the tier has fewer than 2**32
+        idx = np.uint32 if n < 1 << 32 else np.int64
+        was, steps.resumed = steps.resumed, None
+        if was is None:
+            code = np.empty(n, np.uint16)
+            cnt = np.empty(n, np.uint8)
+            ov_pos_parts, ov_cnt_parts = [], []
+            kmax = settled = done = 0
+        else:
+            code, cnt, kmax, settled, done = was.code, was.cnt, was.kmax, was.settled, was.scanned
+            ov_pos_parts, ov_cnt_parts = [was.ov_pos], [was.ov_cnt]
+            rep.max_front, rep.max_window, rep.seconds, rep.cpu_seconds = (was.max_front, was.max_window,
+                                                                           was.seconds, was.cpu_seconds)
+            rep.resumed = was.describe()
+
+        def scanned() -> TierState:
+            return TierState(tier, n, done, code, cnt, np.concatenate(ov_pos_parts or [np.zeros(0, np.int64)]),
+                             np.concatenate(ov_cnt_parts or [np.zeros(0, np.int64)]), kmax, settled,
+                             max_front=rep.max_front, max_window=rep.max_window)
+
         kids, pars = [], []
-        chunks = self._chunks(n)
+        chunks = self._chunks(n, done)   # (after those scanned before a stop)
+        tables = [self.store.load(t) for t in game.child_tiers(tier)] if chunks else []
+        shared = self.executor.share(tables)
         jobs = [(game, tier, lo, hi, shared, self.use_unmoves) for lo, hi in chunks]
-        done = 0
         for (lo, hi), (summary, edges) in zip(chunks, self.executor.map(scan_chunk, jobs)):
             c, k, op, oc, km, finals = summary
             code[lo:hi], cnt[lo:hi] = c, k
@@ -174,11 +209,11 @@ class TierSolver:
                 pars.append(edges[1])
             done += hi - lo
             self.progress(tier, "scan", done, n)
-            self._check_stop()
+            steps.boundary(scanned)
         del tables, shared, jobs  # (the jobs held the child tiers too)
         ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
         ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
-        del ov_pos_parts, ov_cnt_parts
+        ov_pos_parts, ov_cnt_parts = [], []   # (the parts freed; scanned() is not called again)
         if kmax > tk.MAX_VALUE:
             raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {tk.MAX_VALUE})")
         rep.positions = int(np.count_nonzero(code))
@@ -199,20 +234,33 @@ class TierSolver:
                 jobs = ((game, tier, front[i:i + step].astype(np.int64)) for i in range(0, front.shape[0], step))
                 return self.executor.map(parents_chunk, cast(Any, jobs))  # a few in flight
 
+        # a resolution resumed: its level, depth, events per depth and front
+        resumed = None if was is None or was.scanning else (was.level, was.depth, was.hist, was.front)
+        was = None
         owners = self._owners(n)
         budget = self.window_events or max(n // 32, 1 << 20)
-        # fronts, events and settled positions as numbers of 4 bytes when the tier has fewer than 2**32
-        idx = np.uint32 if n < 1 << 32 else np.int64
         no_events = np.zeros(0, idx)
         no_start = np.zeros(1, np.int64)
-        for k in range(kmax, -1, -1):
-            census = self._run(tk.level_census, [(k, lo, hi, code, cnt, no_events) for lo, hi in owners], True)
-            front = np.concatenate([terms for terms, _ in census])
-            rep.max_front = max(rep.max_front, front.shape[0])
-            hist = np.sum([h for _, h in census], axis=0)
+
+        def resolving() -> TierState:
+            return TierState(tier, n, n, code, cnt, ov_pos, ov_cnt, kmax, settled, k, d, hist, front,
+                             rep.positions, rep.max_front, rep.max_window)
+
+        for k in range(kmax if resumed is None else resumed[0], -1, -1):
+            if resumed is not None:   # resumed at depth d of this level
+                assert resumed[2] is not None and resumed[3] is not None
+                d, hist, front = resumed[1], resumed[2], resumed[3]
+                resumed = None
+            else:
+                census = self._run(tk.level_census, [(k, lo, hi, code, cnt, no_events) for lo, hi in owners], True)
+                front = np.concatenate([terms for terms, _ in census])
+                rep.max_front = max(rep.max_front, front.shape[0])
+                hist = np.sum([h for _, h in census], axis=0)
+                d = 0
+                del census
+                steps.boundary(resolving)
             depths = np.flatnonzero(hist)   # the depths with events (some may be settled before)
-            p = 0
-            d = 0
+            p = int(np.searchsorted(depths, d))   # (the depths before d are done)
             d1 = 0                          # the window of depths whose events are loaded: .. d1 - 1
             window: list = []
             while front.shape[0] or p < depths.shape[0]:
@@ -285,7 +333,7 @@ class TierSolver:
                 rep.max_front = max(rep.max_front, front.shape[0])
                 d += 1
                 self.progress(tier, "resolve", settled, rep.positions)
-                self._check_stop()
+                steps.boundary(resolving)
         maxd = max(self._run(tk.finish, [(lo, hi, code, cnt) for lo, hi in owners], True))
         rep.max_depth = int(maxd)
         return code, rep

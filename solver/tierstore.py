@@ -2,7 +2,8 @@
 
 A store has ``has(t)``, ``load(t)`` (the tier's uint16 codes, :mod:`solver.engine.tier_kernels`)
 and ``save(t, codes)``. A solve skips the tiers the store already has, so an interrupted build
-resumes at the first tier not saved. Ataxx's files are :class:`solver.tablefiles.DirectoryStore`.
+resumes at the first tier not saved, and within it from its checkpoint when the solver has
+checkpoints (:mod:`solver.tierresume`). Ataxx's files are :class:`solver.tablefiles.DirectoryStore`.
 """
 
 from __future__ import annotations

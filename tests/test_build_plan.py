@@ -5,7 +5,7 @@ import pytest
 from solver.board import Board
 from solver.cli import main
 from solver import tablebuild
-from solver.tablebuild import BASE_BYTES, WORKING_BYTES, build, plan_build
+from solver.tablebuild import BASE_BYTES, CHECKPOINT_BYTES, WORKING_BYTES, build, plan_build
 from solver.tablefiles import tier_path
 from solver.tableindex import dense_index
 
@@ -18,7 +18,8 @@ def test_the_plan_of_a_build(tmp_path):
     sizes = [index.tier_size(t) for t in range(13)]
     need = [BASE_BYTES + WORKING_BYTES * sizes[t] + (2 * sizes[t - 1] if t else 0) for t in range(13)]
     assert plan.memory == max(need) and plan.worst_tier == need.index(max(need))
-    assert 0 < plan.disk < plan.entries and plan.cpu_seconds == pytest.approx(137_781 * 1.06e-6)
+    assert plan.checkpoint_disk == 2 * CHECKPOINT_BYTES * max(sizes)   # the next beside the last
+    assert 0 < plan.disk - plan.checkpoint_disk < plan.entries and plan.cpu_seconds == pytest.approx(137_781 * 1.06e-6)
     build(Board(3, 3), tmp_path)
     assert plan_build(Board(3, 3), tmp_path).tiers == []
     tier_path(tmp_path, Board(3, 3), 9).unlink()
@@ -31,7 +32,8 @@ def test_5x5_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and not d.exists()
     assert err == ("ataxx-solve tables: 5x5: 26 tiers to build, 123,199,715,502 entries; needs about 109.6 GiB of "
-                   "memory (tier 8), 29.8 GiB of disk and 92.4 hours of CPU (2.70 us a number): more memory than the "
+                   "memory (tier 8), 181.0 GiB of disk (29.8 GiB of tables, 151.1 GiB of checkpoints while a tier is "
+                   "built) and 92.4 hours of CPU (2.70 us a number): more memory than the "
                    "budget of 64.0 GiB (--max-memory SIZE sets it, --force builds anyway); nothing built\n")
 
 
