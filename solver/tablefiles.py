@@ -96,12 +96,14 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
     """Write one tier file (through a temporary file, so a file is either whole or absent).
     Returns its size in bytes."""
     codes = np.ascontiguousarray(codes, dtype="<u2")
-    parts = [codes[i:i + BLOCK_ENTRIES].tobytes() for i in range(0, codes.shape[0], BLOCK_ENTRIES)]
+    # views, not copies: zlib reads each block straight from the codes (a copy of the tier would
+    # be the build's peak of memory: 2 bytes a number more, after the tier is solved)
+    parts = [codes[i:i + BLOCK_ENTRIES] for i in range(0, codes.shape[0], BLOCK_ENTRIES)]
     if len(parts) > 1:  # blocks are independent and zlib lets go of the GIL: compressed on all cores
         with ThreadPoolExecutor(min(len(parts), os.cpu_count() or 1)) as pool:
-            blocks = list(pool.map(lambda raw: zlib.compress(raw, 6), parts))
+            blocks = list(pool.map(lambda raw: zlib.compress(raw.data, 6), parts))
     else:
-        blocks = [zlib.compress(raw, 6) for raw in parts]
+        blocks = [zlib.compress(raw.data, 6) for raw in parts]
     del parts
     offsets = np.zeros(len(blocks) + 1, "<u8")
     offsets[1:] = np.cumsum([len(b) for b in blocks])
