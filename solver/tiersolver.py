@@ -211,6 +211,7 @@ class TierSolver:
             self.progress(tier, "scan", done, n)
             steps.boundary(scanned)
         del tables, shared, jobs  # (the jobs held the child tiers too)
+        self.store.release()      # (and the store: they are not read again)
         ov_pos = np.concatenate(ov_pos_parts) if ov_pos_parts else np.zeros(0, np.int64)
         ov_cnt = np.concatenate(ov_cnt_parts) if ov_cnt_parts else np.zeros(0, np.int64)
         ov_pos_parts, ov_cnt_parts = [], []   # (the parts freed; scanned() is not called again)

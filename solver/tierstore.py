@@ -1,7 +1,8 @@
 """Where the tier solver keeps solved tiers: the :class:`TierStore` interface and a store in memory.
 
-A store has ``has(t)``, ``load(t)`` (the tier's uint16 codes, :mod:`solver.engine.tier_kernels`)
-and ``save(t, codes)``. A solve skips the tiers the store already has, so an interrupted build
+A store has ``has(t)``, ``load(t)`` (the tier's uint16 codes, :mod:`solver.engine.tier_kernels`),
+``save(t, codes)`` and ``release()`` (the tiers loaded will not be read again before the next
+save: a store that keeps one in memory lets it go). A solve skips the tiers the store already has, so an interrupted build
 resumes at the first tier not saved, and within it from its checkpoint when the solver has
 checkpoints (:mod:`solver.tierresume`). Ataxx's files are :class:`solver.tablefiles.DirectoryStore`.
 """
@@ -20,6 +21,8 @@ class TierStore(Protocol):
 
     def save(self, tier: int, codes: np.ndarray) -> None: ...
 
+    def release(self) -> None: ...
+
 
 class MemoryStore:
     """Solved tiers kept in a dict (tests, the cluster's comparison, small games)."""
@@ -35,3 +38,6 @@ class MemoryStore:
 
     def save(self, tier: int, codes: np.ndarray) -> None:
         self.tiers[tier] = codes
+
+    def release(self) -> None:
+        """Nothing: this store is the tiers in memory."""
