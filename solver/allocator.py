@@ -3,10 +3,10 @@
 A tier's solve allocates and frees many arrays of a few megabytes (un-moves, fronts, windows
 of events). glibc serves those from its heaps once it has seen one freed (its mmap threshold
 grows with the blocks it sees freed, up to 32 MiB), and a heap keeps freed memory for reuse:
-on tier 4 of 4 x 5 the peak was 4.66 bytes a number of the tier where the solver holds 3. With
-the threshold fixed at 128 KiB every such array is mapped on its own and unmapped when freed:
-3.78 bytes a number, for about 13 s more system time on the tier's 100 s (pages mapped afresh
-are zeroed by the kernel). :func:`solver.tablebuild.build` asks for it before a tier large
+on tier 4 of 4 x 5 the peak was 4.7 to 5.4 bytes a number of the tier where the solver holds 3.
+With the threshold fixed at 128 KiB every such array is mapped on its own and unmapped when
+freed: 4.3 to 4.4 bytes a number, for about 13 s more system time on the tier's 85 s (pages
+mapped afresh are zeroed by the kernel). :func:`solver.tablebuild.build` asks for it before a tier large
 enough for its memory to matter.
 """
 

@@ -52,7 +52,8 @@ class BuildReport:
 
 LOCAL_DISTRIBUTE_ABOVE = 1024
 # from a tier of this many numbers on, freed memory goes back to the system at once
-# (:mod:`solver.allocator`): 3.78 bytes a number at the peak instead of 4.66, for some system time
+# (:mod:`solver.allocator`): less memory at the peak (4.3 bytes a number instead of 4.7 to 5.4 on
+# tier 4 of 4 x 5, before the writer's copy went), for some system time
 LEAN_ABOVE = 1 << 24
 CHECKPOINT_SECONDS = 600.0   # a tier's state saved at most every 10 minutes (and when stopped)
 
@@ -100,9 +101,9 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
 # -- what a build needs ----------------------------------------------------------------------------
 
 # Measured (README, "Tablebases"): a tier's working set takes 3 bytes per number (the codes and
-# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 3.78 bytes a
+# a one-byte counter) and, with the events, fronts and un-moves of a step, peaked at 3.31 bytes a
 # number on tier 4 of 4 x 5 (82.6 million numbers; 4.66 before freed memory went back to the
-# system at once, :data:`LEAN_ABOVE`),
+# system at once, :data:`LEAN_ABOVE`, and the file writer stopped copying the tier),
 # beside its child tier's codes (2 bytes a number); the process itself (Python, numba, the index) about 300 MiB (a 4 x 4 build peaks at
 # 244 to 262 MiB); on disk 0.26 bytes per entry (4 x 4; 0.18 on 4 x 5); CPU per number 1.06 us on
 # 4 x 4 (one thread), 2.0 us on the large tiers of 4 x 5, and about 2.7 us expected on 5 x 5
