@@ -8,7 +8,8 @@
   tier written when the tier is done (:mod:`solver.tablefiles`), so an interrupted build
   resumes at the first tier missing.
 - :func:`executor_for` says where the tier solver's chunks run: threads of this process
-  or a Dask cluster (:mod:`solver.cluster`).
+  or a Dask cluster (:mod:`solver.cluster`; there each worker keeps and resolves a range of
+  each tier, :mod:`solver.tierdist`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .board import Board
-from .cluster import cluster_for
+from .cluster import DaskExecutor, cluster_for
 from .tablefiles import DirectoryStore, board_name, tier_path
 from .tablegame import AtaxxGame
 from .tableindex import TableError, dense_index
 from .tierexec import Executor, LocalExecutor
 from .tiergame import DEFAULT_CHUNK, Progress
+from .tierdist import RoutedTierSolver
 from .tiersolver import TierSolver
 
 
@@ -66,10 +68,16 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
         raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
                          f"is solved from: build it too")
     directory.mkdir(parents=True, exist_ok=True)
-    # in threads, a front's un-moves are worth sharing out from 1,024 positions on (about 0.6 ms
-    # of work; a cluster's round trip needs more: the solver's default)
-    solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
-                        progress=progress, should_stop=should_stop)
+    # on a cluster, each worker keeps, scans and resolves a range of each tier (the routed
+    # resolution); in threads, a front's un-moves are worth sharing out from 1,024 positions on
+    # (about 0.6 ms of work)
+    solver: TierSolver
+    if isinstance(executor, DaskExecutor):
+        solver = RoutedTierSolver(game, store, executor, chunk_size=chunk_size or DEFAULT_CHUNK,
+                                  progress=progress, should_stop=should_stop)
+    else:
+        solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
+                            progress=progress, should_stop=should_stop)
     if executor is None or isinstance(executor, LocalExecutor):
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)

@@ -1,0 +1,423 @@
+"""The tier solver with a tier spread over the workers of a Dask cluster (the *routed* resolution).
+
+:class:`RoutedTierSolver` is :class:`solver.tiersolver.TierSolver` whose tiers are scanned and
+resolved where they are kept: each worker *owns* a range of the tier's numbers and holds that
+range's state (the codes and counters of :func:`solver.engine.tier_kernels.summarise`, the
+overflow table, the events of its window of depths); the driver only coordinates.
+
+What runs where, for one tier:
+
+- *open* (on each owner): the game, the tier and the bounds of every owner's range; the state
+  of its range, from then on kept in the worker's process (:data:`_OWNERS`, keyed by a token of
+  the build of this tier and the owner's index) until *close*.
+- *scan* (on each owner, its own range in chunks): the summary of each chunk against the child
+  tier (scattered once to every worker), written into the owner's arrays; the driver adds up
+  the largest margin and the counts.
+- for each level k (largest margin first), *census* (on each owner): the finished games of
+  margin k in its range (its first part of the front) and how many events it holds at each
+  depth; only the counts go to the driver.
+- each *step* of a level (a depth d, on each owner): the owner settles the events of its range
+  at depth d (its own window of depths, loaded in slices when one depth holds more events than
+  its share of :attr:`TierSolver.window_events`) and the parents in its range that the other
+  owners' buckets name; the positions it settles (its part of the next front) stay with it; it
+  asks the game for their un-moves and cuts them by owner
+  (:func:`solver.engine.tier_route.route_parents`: each parent as a number of its owner's range,
+  beside the code of the child it was reached from). Its own bucket stays with it; each other
+  bucket is handed over by a *take* task on the owner that made it, whose result is an argument
+  of the receiving owner's next step: Dask moves it from worker to worker, never through the
+  driver. The driver learns only each owner's count of positions settled, and from those (with
+  the census) which depth comes next; it keeps a few steps in flight, since a step on an empty
+  front and a depth without events changes nothing.
+- *finish* (on each owner): positions never settled are draws by infinite play; the driver
+  gathers each owner's codes, in order, to write the tier (the only time it holds the tier).
+
+Why plain tasks pinned to a worker (``workers=[address]``) with the state in the worker's
+process, and not Dask actors: a task's arguments that are futures are fetched by the worker
+that runs it from the worker that holds them, so a bucket goes straight from one owner to
+another; an actor's method is a call from the caller, whose arguments travel through the
+caller (the driver here). The state is lost with its worker: the driver then stops with
+:class:`solver.cluster.ClusterError` (a worker that left) or the owner's error, and a build
+resumes at the first tier not written. Each worker thread owns one range (the first thread
+of every worker first), so a worker with several threads resolves several ranges at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections import deque
+from typing import Any, Callable
+
+import numpy as np
+
+from . import engine
+from .cluster import ClusterError, DaskExecutor
+from .tierexec import scan_chunk
+from .tiergame import TierGame, TierSolverError, unmoves
+from .tiersolver import TierReport, TierSolver
+from .tierstore import TierStore
+
+# -- the owners (on the workers) -------------------------------------------------------------------
+
+Bucket = tuple[np.ndarray, np.ndarray]   # (parents as numbers of the receiving owner's range, the codes of their children)
+
+
+class Owner:
+    """One owner's range ``lo .. hi - 1`` of a tier, in local numbers (``number - lo``): its codes
+    and counters, its overflow table, its level's events by depth and its window of them, and
+    the buckets its steps made that are not yet handed over (``out[(step, owner)]``)."""
+
+    def __init__(self, game: TierGame, tier: int, me: int, bounds: np.ndarray, budget: int, unmove_part: int) -> None:
+        self.game = game
+        self.tier = tier
+        self.me = me
+        self.bounds = bounds
+        self.lo, self.hi = int(bounds[me]), int(bounds[me + 1])
+        size = self.hi - self.lo
+        self.code = np.zeros(size, np.uint16)
+        self.cnt = np.zeros(size, np.uint8)
+        self.like = np.zeros(0, np.uint32 if size < 1 << 32 else np.int64)   # local numbers
+        self.ov_parts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.ov_pos: np.ndarray | None = None
+        self.ov_cnt = np.zeros(0, np.int64)
+        self.budget = budget
+        self.unmove_part = unmove_part
+        self.k = 0
+        self.hist = np.zeros(0, np.int64)
+        self.window: tuple[np.ndarray, np.ndarray] | None = None
+        self.d0 = self.d1 = 0
+        self.out: dict[tuple[int, int], Bucket] = {}
+
+    def seal(self) -> None:
+        """The overflow rows of the scanned chunks as one table, sorted by number."""
+        if self.ov_pos is None:
+            keys = sorted(self.ov_parts)
+            self.ov_pos = np.concatenate([self.ov_parts[a][0] for a in keys] or [np.zeros(0, np.int64)])
+            self.ov_cnt = np.concatenate([self.ov_parts[a][1] for a in keys] or [np.zeros(0, np.int64)])
+            self.ov_parts = {}
+
+    def route(self, seq: int, front: np.ndarray) -> None:
+        """The un-moves of ``front`` (settled positions of this range) cut into one bucket per
+        owner, kept as ``out[(seq, j)]``; asked of the game in parts of ``unmove_part`` positions."""
+        owners = self.bounds.shape[0] - 1
+        pos: list[list[np.ndarray]] = [[] for _ in range(owners)]
+        codes: list[list[np.ndarray]] = [[] for _ in range(owners)]
+        for i in range(0, front.shape[0], self.unmove_part):
+            part = front[i:i + self.unmove_part]
+            pstart, parents = unmoves(self.game, self.tier, part.astype(np.int64) + self.lo)
+            p, c, ostart = engine.tier_route.route_parents(part, self.code, pstart, parents, self.bounds, self.like)
+            for j in range(owners):
+                if ostart[j + 1] > ostart[j]:
+                    pos[j].append(p[ostart[j]:ostart[j + 1]])
+                    codes[j].append(c[ostart[j]:ostart[j + 1]])
+        for j in range(owners):
+            self.out[(seq, j)] = (np.concatenate(pos[j]) if pos[j] else self.like,
+                                  np.concatenate(codes[j]) if codes[j] else np.zeros(0, np.uint16))
+
+    def events(self, d: int, outs: list[np.ndarray]) -> tuple[np.ndarray, int]:
+        """The events of this range at depth d (from the window of depths, loaded when d is past
+        it), and how many were loaded now; a depth with more events than ``budget`` is settled
+        here in slices of the range (into ``outs``) and gives none."""
+        tk = engine.tier_kernels
+        size = self.hi - self.lo
+        if d >= self.d1 and self.hist[d] > self.budget:
+            self.d1, self.window = d + 1, None
+            split = -(-int(self.hist[d]) // self.budget)
+            loaded = 0
+            for j in range(split):
+                ev, _ = tk.window_events(self.k, size * j // split, size * (j + 1) // split, d, d + 1,
+                                         self.code, self.cnt, self.like)
+                loaded = max(loaded, ev.shape[0])
+                outs.append(self.apply(ev, d, self.like, np.zeros(0, np.uint16)))
+            return self.like, loaded
+        loaded = 0
+        if d >= self.d1:
+            d1, total = d + 1, int(self.hist[d])
+            while d1 < tk.DEPTH_INF and total + self.hist[d1] <= self.budget:
+                total += int(self.hist[d1])
+                d1 += 1
+            self.window = tk.window_events(self.k, 0, size, d, d1, self.code, self.cnt, self.like)
+            self.d0, self.d1 = d, d1
+            loaded = self.window[0].shape[0]
+        if self.window is None or not self.d0 <= d < self.d1:
+            return self.like, loaded
+        ev, ds = self.window
+        return ev[ds[d - self.d0]:ds[d - self.d0 + 1]], loaded
+
+    def apply(self, events: np.ndarray, d: int, pos: np.ndarray, pcode: np.ndarray) -> np.ndarray:
+        assert self.ov_pos is not None
+        out: np.ndarray = engine.tier_route.apply_routed(events, d, pos, pcode, self.code, self.cnt, self.ov_pos,
+                                                         self.ov_cnt)
+        return out
+
+
+_OWNERS: dict[tuple[str, int], Owner] = {}   # in a worker's process: the owners it holds, by (token, index)
+_LOCK = threading.Lock()
+
+
+def _owner(token: str, me: int) -> Owner:
+    with _LOCK:
+        owner = _OWNERS.get((token, me))
+    if owner is None:
+        raise TierSolverError(f"owner {me} of the tier being built is not on this worker (was the worker restarted?)")
+    return owner
+
+
+def owner_open(token: str, me: int, game: TierGame, tier: int, bounds: np.ndarray, budget: int,
+               unmove_part: int) -> None:
+    """Make owner ``me`` of ``tier`` (its range: ``bounds[me] .. bounds[me + 1] - 1``) here."""
+    owner = Owner(game, tier, me, bounds, budget, unmove_part)
+    with _LOCK:
+        _OWNERS[(token, me)] = owner
+
+
+def owner_scan(token: str, me: int, lo: int, hi: int, tables: list[np.ndarray], after: Any) -> tuple[int, int, int]:
+    """Numbers lo .. hi - 1 of the owner's range summarised into its arrays (the tier solver's scan);
+    returns (largest margin, finished games, positions)."""
+    o = _owner(token, me)
+    (c, k, op, oc, km, finals), _ = scan_chunk(o.game, o.tier, lo, hi, tables, True)
+    a = lo - o.lo
+    o.code[a:a + hi - lo] = c
+    o.cnt[a:a + hi - lo] = k
+    o.ov_parts[a] = (op + a, oc)
+    return int(km), int(finals), int(np.count_nonzero(c))
+
+
+def owner_census(token: str, me: int, k: int, seq: int, stale: int, after: Any) -> tuple[int, np.ndarray]:
+    """Level k in the owner's range: its finished games of margin k (routed as step ``seq``) and
+    its events by depth; drops the buckets of step ``stale`` (the last of the level before, which
+    no step takes). Returns (the finished games of margin k, the events at each depth)."""
+    o = _owner(token, me)
+    o.seal()
+    _drop(o, stale)
+    terms, o.hist = engine.tier_kernels.level_census(k, 0, o.hi - o.lo, o.code, o.cnt, o.like)
+    o.k, o.window, o.d0, o.d1 = k, None, 0, 0
+    o.route(seq, terms)
+    return int(terms.shape[0]), o.hist
+
+
+def owner_take(token: str, me: int, seq: int, dest: int, after: Any) -> Bucket:
+    """Owner ``me``'s bucket of step ``seq`` for owner ``dest`` (to pass to that owner's next step)."""
+    return _owner(token, me).out.pop((seq, dest))
+
+
+def owner_step(token: str, me: int, d: int, seq_in: int, seq: int, after: Any, incoming: list[Bucket]) -> tuple[int, int]:
+    """Depth d in the owner's range: its events at d, and the parents in it of the positions
+    settled at d (its own bucket of step ``seq_in`` and ``incoming``, the others'), settle at
+    d + 1; their un-moves are routed as step ``seq``. Returns (positions settled, events loaded)."""
+    o = _owner(token, me)
+    outs: list[np.ndarray] = []
+    events, loaded = o.events(d, outs)
+    buckets = [o.out.pop((seq_in, me))] + list(incoming)
+    outs.append(o.apply(events, d, *buckets[0]))
+    for pos, pcode in buckets[1:]:
+        if pos.shape[0]:
+            outs.append(o.apply(o.like, d, pos, pcode))
+    del buckets, incoming, events
+    parts = [x for x in outs if x.shape[0]]
+    front = (o.like if not parts else parts[0] if len(parts) == 1
+             else engine.tier_kernels.merge_sorted(np.concatenate(parts)))
+    del outs, parts
+    o.route(seq, front)
+    return int(front.shape[0]), loaded
+
+
+def owner_finish(token: str, me: int, stale: int, after: Any) -> int:
+    """Positions of the owner's range never settled become draws by infinite play; returns the
+    largest finite depth."""
+    o = _owner(token, me)
+    o.seal()
+    _drop(o, stale)
+    return int(engine.tier_kernels.finish(0, o.hi - o.lo, o.code, o.cnt))
+
+
+def owner_codes(token: str, me: int, after: Any) -> np.ndarray:
+    """The owner's codes (its part of the tier written), its counters released."""
+    o = _owner(token, me)
+    o.cnt = np.zeros(0, np.uint8)
+    return o.code
+
+
+def owners_close(token: str) -> None:
+    """Forget the owners of build ``token`` held in this process (their arrays are released)."""
+    with _LOCK:
+        for key in [key for key in _OWNERS if key[0] == token]:
+            del _OWNERS[key]
+
+
+def _drop(o: Owner, seq: int) -> None:
+    for key in [key for key in o.out if key[0] == seq]:
+        del o.out[key]
+
+
+# -- the driver ------------------------------------------------------------------------------------
+
+class RoutedTierSolver(TierSolver):
+    """:class:`TierSolver` on a Dask cluster (``executor``, a :class:`solver.cluster.DaskExecutor`)
+    with each tier kept, scanned and resolved on the workers, each owning a range of its numbers
+    (see the module's text). The codes written are those of :class:`TierSolver`, byte for byte.
+
+    ``owner_min``: the fewest numbers a range is given (a smaller tier has fewer owners);
+    ``lookahead``: the steps of a level in flight before the driver waits for the counts of the
+    oldest; ``poll``: seconds between checks that the owners' workers are still there. The other
+    arguments are :class:`TierSolver`'s; a game without un-moves is resolved as there (in the
+    driver)."""
+
+    def __init__(self, game: TierGame, store: TierStore, executor: DaskExecutor, owner_min: int = 4096,
+                 lookahead: int = 4, poll: float = 10.0, **options: Any) -> None:
+        super().__init__(game, store, executor=executor, apply_threads=1, **options)
+        self.client = executor.client
+        self.owner_min = max(1, owner_min)
+        self.lookahead = max(1, lookahead)
+        self.poll = poll
+
+    def slots(self) -> list[str]:
+        """A worker's address for each worker thread: the first thread of every worker, then the second..."""
+        workers = self.client.scheduler_info()["workers"]
+        addresses = sorted(workers)
+        most = max((int(workers[a].get("nthreads", 1)) for a in addresses), default=0)
+        return [a for r in range(most) for a in addresses if int(workers[a].get("nthreads", 1)) > r]
+
+    def worker_cpu(self) -> float:
+        """The CPU seconds of the workers' processes so far (summed)."""
+        return float(sum(self.client.run(time.process_time).values()))
+
+    def results(self, futures: list[Any], where: list[str]) -> list[Any]:
+        """The results of ``futures`` (small ones), checking every :attr:`poll` seconds that the
+        workers in ``where`` are still in the cluster."""
+        out = []
+        for f in futures:
+            while True:
+                try:
+                    out.append(f.result(timeout=self.poll))
+                    break
+                except (TimeoutError, asyncio.TimeoutError):
+                    gone = sorted(set(where) - set(self.client.scheduler_info()["workers"]))
+                    if gone:
+                        raise ClusterError(f"worker {gone[0]} left the cluster while it held part of the tier: "
+                                           f"the tier is lost (build again: the tiers written are kept)") from None
+        return out
+
+    def solve_tier(self, tier: int) -> tuple[np.ndarray, TierReport]:
+        """(codes, TierReport) of one tier solved on the cluster; its child tiers must be in the store."""
+        if not self.use_unmoves:
+            return super().solve_tier(tier)
+        game = self.game
+        n = game.tier_size(tier)
+        slots = self.slots()
+        if not slots:
+            raise ClusterError("the cluster has no workers")
+        t = max(1, min(len(slots), n // self.owner_min))
+        bounds = np.array([i * n // t for i in range(t + 1)], np.int64)
+        where = slots[:t]
+        budget = self.window_events or max(n // 32, 1 << 20)
+        token = uuid.uuid4().hex
+
+        def submit(fn: Callable[..., Any], j: int, *args: Any) -> Any:
+            return self.client.submit(fn, token, j, *args, workers=[where[j]], allow_other_workers=False, pure=False)
+
+        cpu = self.worker_cpu()
+        try:
+            codes, rep = self._routed(tier, n, bounds, where, budget, submit)
+        finally:
+            # the futures the driver dropped are cancelled by Dask; the owners' arrays go now
+            try:
+                self.client.run(owners_close, token, workers=sorted(set(where)), on_error="ignore")
+            except Exception:  # a worker gone, and its owners with it
+                pass
+        rep.worker_cpu_seconds = self.worker_cpu() - cpu
+        return codes, rep
+
+    def _routed(self, tier: int, n: int, bounds: np.ndarray, where: list[str], budget: int,
+                submit: Callable[..., Any]) -> tuple[np.ndarray, TierReport]:
+        tk = engine.tier_kernels
+        game = self.game
+        rep = TierReport(tier, n)
+        t = len(where)
+        shared = self.executor.share([self.store.load(c) for c in game.child_tiers(tier)])
+        opened = [submit(owner_open, j, game, tier, bounds, max(1, -(-budget * int(bounds[j + 1] - bounds[j]) // n)),
+                         self.unmove_part) for j in range(t)]
+        scans: list[list[Any]] = [[] for _ in range(t)]
+        sizes = []
+        for j in range(t):
+            for lo in range(int(bounds[j]), int(bounds[j + 1]), self.chunk_size):
+                hi = min(int(bounds[j + 1]), lo + self.chunk_size)
+                scans[j].append(submit(owner_scan, j, lo, hi, shared, opened[j]))
+                sizes.append((j, hi - lo))
+        del shared, opened
+        kmax = settled = done = 0
+        for (j, size), res in zip(sizes, self.results([f for fs in scans for f in fs], where)):
+            kmax = max(kmax, res[0])
+            settled += res[1]
+            rep.positions += res[2]
+            done += size
+            self.progress(tier, "scan", done, n)
+            self._check_stop()
+        if kmax > tk.MAX_VALUE:
+            raise TierSolverError(f"tier {tier}: a margin of {kmax} does not fit the table (at most {tk.MAX_VALUE})")
+        prev: list[Any] = list(scans)   # what each owner's next task comes after
+        seq = 0        # the steps (a census is one), numbering the buckets
+        for k in range(kmax, -1, -1):
+            seq += 1
+            census = [submit(owner_census, j, k, seq, seq - 1, prev[j]) for j in range(t)]
+            got = self.results(census, where)
+            prev = census
+            hist = np.sum([h for _, h in got], axis=0)
+            counts = {-1: sum(c for c, _ in got)}   # positions settled by the step at each depth (-1: level k's games)
+            rep.max_front = max(rep.max_front, counts[-1])
+            depths = np.flatnonzero(hist)
+
+            def next_event(x: int) -> int | None:
+                i = int(np.searchsorted(depths, x))
+                return int(depths[i]) if i < depths.shape[0] else None
+
+            pending: deque[tuple[int, list[Any]]] = deque()
+
+            known = -1     # the last depth whose step's count is known (-1: level k's games)
+
+            def collect() -> None:
+                nonlocal settled, known
+                known, futures = pending.popleft()
+                got = self.results(futures, where)
+                counts[known] = sum(c for c, _ in got)
+                settled += counts[known]
+                rep.max_front = max(rep.max_front, counts[known])
+                rep.max_window = max(rep.max_window, sum(w for _, w in got))
+                self.progress(tier, "resolve", settled, rep.positions)
+                self._check_stop()
+
+            d: int | None = 0 if counts[-1] else next_event(0)
+            while d is not None:
+                e = next_event(known + 1)
+                if counts[known] == 0 and (e is None or e >= d):
+                    # the step before d settled nothing (nor did those since the last count known,
+                    # whose fronts were empty and depths without events): at d, only its events
+                    if not hist[d]:
+                        d = next_event(d)
+                        continue
+                elif known < d - 1:
+                    # the step before d may settle positions: d is asked for while the counts are
+                    # awaited, a few steps ahead (a step with nothing to settle changes nothing)
+                    if len(pending) >= self.lookahead or d + 1 > tk.MAX_DEPTH:
+                        collect()
+                        continue
+                if d + 1 > tk.MAX_DEPTH:
+                    raise TierSolverError(f"tier {tier}: a depth above {tk.MAX_DEPTH} does not fit the table")
+                seq += 1
+                steps = []
+                for j in range(t):
+                    incoming = [submit(owner_take, i, seq - 1, j, prev[i]) for i in range(t) if i != j]
+                    steps.append(submit(owner_step, j, d, seq - 1, seq, prev[j], incoming))
+                prev = steps
+                pending.append((d, steps))
+                d += 1
+            while pending:
+                collect()
+        finish = [submit(owner_finish, j, seq, prev[j]) for j in range(t)]
+        rep.max_depth = max(self.results(finish, where))
+        codes = np.empty(n, np.uint16)
+        for j in range(t):
+            codes[bounds[j]:bounds[j + 1]] = self.results([submit(owner_codes, j, finish[j])], where)[0]
+        return codes, rep
