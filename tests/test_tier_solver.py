@@ -119,6 +119,57 @@ def test_the_working_set_is_three_bytes_a_number():
     assert ov_pos.tolist() == list(range(0, n, 2)) and set(ov_cnt.tolist()) == {300} and set(cnt.tolist()) == {0, 255}
 
 
+def test_routed_buckets_settle_what_one_owner_of_the_whole_tier_settles():
+    """route_parents cuts a front's un-moves by owner; apply_routed in each owner's range (local
+    numbers) settles what apply_owned settles over the whole tier."""
+    tk, tr = engine.tier_kernels, engine.tier_route
+    n, bounds = 8, np.array([0, 3, 8], np.int64)
+    code = np.full(n, tk.INF_CODE, np.uint16)
+    cnt = np.array([2, 1, 3, 1, 1, 2, 0, 0], np.uint8)
+    code[6], code[7] = tk.pack(-2, 3), tk.pack(2, 3)   # settled at depth 3: lost by 2, won by 2 (its mover)
+    code[4] = tk.pack(2, 3)                            # 4's event: a child elsewhere lost by 2 at depth 3
+    ov_pos, ov_cnt = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    front = np.array([6, 7], np.uint32)
+    pstart, parents = np.array([0, 3, 7]), np.array([0, 1, 5, 1, 2, 3, 3])
+    like = np.zeros(0, np.uint32)
+    whole_code, whole_cnt = code.copy(), cnt.copy()
+    whole = tk.apply_owned(0, n, np.array([4], np.uint32), 3, front, pstart, parents, whole_code, whole_cnt,
+                           ov_pos, ov_cnt)
+    assert whole.tolist() == [0, 1, 3, 4, 5]   # 2 has a move left; 3 lost both its moves to 7
+    # owner 1 holds 3 .. 7 (local 0 .. 4) and the front; owner 0 holds 0 .. 2
+    mine = [(code[lo:hi].copy(), cnt[lo:hi].copy()) for lo, hi in [(0, 3), (3, 8)]]
+    pos, pcode, ostart = tr.route_parents(front - 3, mine[1][0], pstart, parents, bounds, like)
+    assert ostart.tolist() == [0, 4, 7]
+    assert pos[:4].tolist() == [0, 1, 1, 2] and pos[4:].tolist() == [2, 0, 0]
+    assert pcode.tolist() == [code[6]] * 2 + [code[7]] * 2 + [code[6]] + [code[7]] * 2
+    got = []
+    for j, events in enumerate([like, np.array([1], np.uint32)]):
+        a, b = ostart[j], ostart[j + 1]
+        out = tr.apply_routed(events, 3, pos[a:b], pcode[a:b], mine[j][0], mine[j][1], ov_pos, ov_cnt)
+        got += (out + bounds[j]).tolist()
+    assert got == whole.tolist()
+    assert np.array_equal(np.concatenate([c for c, _ in mine]), whole_code)
+    assert np.array_equal(np.concatenate([k for _, k in mine]), whole_cnt)
+
+
+def test_a_two_worker_routed_build_gives_the_codes_of_one_process():
+    """Each worker owns a range of every tier (owner_min=1), windows of one event: the codes of
+    the solver before, and no owner left on the workers afterwards."""
+    pytest.importorskip("distributed")
+    from solver.cluster import LocalDaskCluster
+    from solver.tierdist import RoutedTierSolver
+
+    board = Board(2, 5)
+    with LocalDaskCluster(2) as executor:
+        solver = RoutedTierSolver(AtaxxGame(board), MemoryStore(), executor, owner_min=1, window_events=1)
+        assert len(set(solver.slots())) == 2
+        report = solver.solve()
+        held = executor.client.run(lambda: len(__import__("solver.tierdist").tierdist._OWNERS))
+    assert digest(solver.store) == DIGESTS[board]
+    assert report.tiers[5].max_front > 0 and all(t.worker_cpu_seconds > 0 for t in report.tiers)
+    assert list(held.values()) == [0, 0]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["3x5", "4x4"])
 def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, board):
