@@ -22,12 +22,14 @@ What runs where, for one tier:
   owners' buckets name; the positions it settles (its part of the next front) stay with it; it
   asks the game for their un-moves and cuts them by owner
   (:func:`solver.engine.tier_route.route_parents`: each parent as a number of its owner's range,
-  beside the code of the child it was reached from). Its own bucket stays with it; each other
-  bucket is handed over by a *take* task on the owner that made it, whose result is an argument
-  of the receiving owner's next step: Dask moves it from worker to worker, never through the
-  driver. The driver learns only each owner's count of positions settled, and from those (with
-  the census) which depth comes next; it keeps a few steps in flight, since a step on an empty
-  front and a depth without events changes nothing.
+  beside the code of the child it was reached from). Its own bucket stays with it; the others
+  are its task's result, an argument of the other owners' next steps, so Dask moves them from
+  worker to worker, never through the driver (with two owners the other's result is its one
+  bucket; with more, a *take* task on the maker's worker takes out each receiver's bucket, so
+  that only it travels). The owners tell the driver their counts (the positions each step
+  settled, the census) as Dask events (``log_event``, :func:`tell`), so no result is fetched in
+  the loop; from those and the census the driver says which depth comes next, a few steps
+  ahead, since a step on an empty front and a depth without events changes nothing.
 - *finish* (on each owner): positions never settled are draws by infinite play; the driver
   gathers each owner's codes, in order, to write the tier (the only time it holds the tier).
 
@@ -44,6 +46,7 @@ of every worker first), so a worker with several threads resolves several ranges
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 import uuid
@@ -58,6 +61,8 @@ from .tierexec import scan_chunk
 from .tiergame import TierGame, TierSolverError, unmoves
 from .tiersolver import TierReport, TierSolver
 from .tierstore import TierStore
+
+LOGGER = logging.getLogger(__name__)
 
 # -- the owners (on the workers) -------------------------------------------------------------------
 
@@ -98,9 +103,10 @@ class Owner:
             self.ov_cnt = np.concatenate([self.ov_parts[a][1] for a in keys] or [np.zeros(0, np.int64)])
             self.ov_parts = {}
 
-    def route(self, seq: int, front: np.ndarray) -> None:
+    def route(self, seq: int, front: np.ndarray) -> list[Bucket | None]:
         """The un-moves of ``front`` (settled positions of this range) cut into one bucket per
-        owner, kept as ``out[(seq, j)]``; asked of the game in parts of ``unmove_part`` positions."""
+        owner, asked of the game in parts of ``unmove_part`` positions: the owner's own bucket is
+        kept as ``out[(seq, me)]``, the others returned (None in the owner's place)."""
         owners = self.bounds.shape[0] - 1
         pos: list[list[np.ndarray]] = [[] for _ in range(owners)]
         codes: list[list[np.ndarray]] = [[] for _ in range(owners)]
@@ -112,9 +118,10 @@ class Owner:
                 if ostart[j + 1] > ostart[j]:
                     pos[j].append(p[ostart[j]:ostart[j + 1]])
                     codes[j].append(c[ostart[j]:ostart[j + 1]])
-        for j in range(owners):
-            self.out[(seq, j)] = (np.concatenate(pos[j]) if pos[j] else self.like,
-                                  np.concatenate(codes[j]) if codes[j] else np.zeros(0, np.uint16))
+        buckets = [(np.concatenate(pos[j]) if pos[j] else self.like,
+                    np.concatenate(codes[j]) if codes[j] else np.zeros(0, np.uint16)) for j in range(owners)]
+        self.out[(seq, self.me)] = buckets[self.me]
+        return [None if j == self.me else b for j, b in enumerate(buckets)]
 
     def events(self, d: int, outs: list[np.ndarray]) -> tuple[np.ndarray, int]:
         """The events of this range at depth d (from the window of depths, loaded when d is past
@@ -185,32 +192,45 @@ def owner_scan(token: str, me: int, lo: int, hi: int, tables: list[np.ndarray], 
     return int(km), int(finals), int(np.count_nonzero(c))
 
 
-def owner_census(token: str, me: int, k: int, seq: int, stale: int, after: Any) -> tuple[int, np.ndarray]:
+def tell(token: str, msg: list[Any]) -> None:
+    """Tell the driver ``msg`` (small: ints and lists of ints) without a result to fetch: an
+    event of the topic of this tier's build, which the driver subscribes to."""
+    from distributed import get_worker  # optional (the cluster extra): only ever run on a worker
+    get_worker().log_event(f"tierdist-{token}", msg)
+
+
+def owner_census(token: str, me: int, k: int, seq: int, stale: int, after: Any) -> list[Bucket | None]:
     """Level k in the owner's range: its finished games of margin k (routed as step ``seq``) and
-    its events by depth; drops the buckets of step ``stale`` (the last of the level before, which
-    no step takes). Returns (the finished games of margin k, the events at each depth)."""
+    its events by depth, told to the driver as [seq, me, games, depths, events at each]; drops
+    its bucket of step ``stale`` (the last of the level before, which no step takes). Returns
+    the buckets of the other owners."""
     o = _owner(token, me)
     o.seal()
     _drop(o, stale)
     terms, o.hist = engine.tier_kernels.level_census(k, 0, o.hi - o.lo, o.code, o.cnt, o.like)
     o.k, o.window, o.d0, o.d1 = k, None, 0, 0
-    o.route(seq, terms)
-    return int(terms.shape[0]), o.hist
+    depths = np.flatnonzero(o.hist)
+    tell(token, [seq, me, int(terms.shape[0]), depths.tolist(), o.hist[depths].tolist()])
+    return o.route(seq, terms)
 
 
-def owner_take(token: str, me: int, seq: int, dest: int, after: Any) -> Bucket:
-    """Owner ``me``'s bucket of step ``seq`` for owner ``dest`` (to pass to that owner's next step)."""
-    return _owner(token, me).out.pop((seq, dest))
+def owner_take(token: str, me: int, routed: list[Bucket | None], dest: int) -> Bucket | None:
+    """Owner ``dest``'s bucket of a step of owner ``me`` (on ``me``'s worker, so that only that
+    bucket travels to ``dest``)."""
+    return routed[dest]
 
 
-def owner_step(token: str, me: int, d: int, seq_in: int, seq: int, after: Any, incoming: list[Bucket]) -> tuple[int, int]:
+def owner_step(token: str, me: int, d: int, seq_in: int, seq: int, after: Any,
+               incoming: list[Any]) -> list[Bucket | None]:
     """Depth d in the owner's range: its events at d, and the parents in it of the positions
-    settled at d (its own bucket of step ``seq_in`` and ``incoming``, the others'), settle at
-    d + 1; their un-moves are routed as step ``seq``. Returns (positions settled, events loaded)."""
+    settled at d (its own bucket of step ``seq_in``, and ``incoming``: the other owners' buckets,
+    or their steps' whole lists of buckets), settle at d + 1; their un-moves are routed as step
+    ``seq``. Tells the driver [seq, me, positions settled, events loaded]; returns the buckets
+    of the other owners."""
     o = _owner(token, me)
     outs: list[np.ndarray] = []
     events, loaded = o.events(d, outs)
-    buckets = [o.out.pop((seq_in, me))] + list(incoming)
+    buckets = [o.out.pop((seq_in, me))] + [b[me] if isinstance(b, list) else b for b in incoming]
     outs.append(o.apply(events, d, *buckets[0]))
     for pos, pcode in buckets[1:]:
         if pos.shape[0]:
@@ -220,8 +240,8 @@ def owner_step(token: str, me: int, d: int, seq_in: int, seq: int, after: Any, i
     front = (o.like if not parts else parts[0] if len(parts) == 1
              else engine.tier_kernels.merge_sorted(np.concatenate(parts)))
     del outs, parts
-    o.route(seq, front)
-    return int(front.shape[0]), loaded
+    tell(token, [seq, me, int(front.shape[0]), loaded])
+    return o.route(seq, front)
 
 
 def owner_finish(token: str, me: int, stale: int, after: Any) -> int:
@@ -272,6 +292,8 @@ class RoutedTierSolver(TierSolver):
         self.owner_min = max(1, owner_min)
         self.lookahead = max(1, lookahead)
         self.poll = poll
+        self._told: dict[int, list[list[Any]]] = {}   # what the owners told of each step (:func:`tell`)
+        self._cond = threading.Condition()
 
     def slots(self) -> list[str]:
         """A worker's address for each worker thread: the first thread of every worker, then the second..."""
@@ -300,6 +322,36 @@ class RoutedTierSolver(TierSolver):
                                            f"the tier is lost (build again: the tiers written are kept)") from None
         return out
 
+    def heard(self, seq: int, t: int, watch: list[Any], where: list[str]) -> list[list[Any]]:
+        """What the ``t`` owners told of step ``seq`` (:func:`tell`), by owner; raises the error of
+        a task in ``watch`` (the last asked for: an error passes to the tasks after it) and
+        :class:`ClusterError` when a worker in ``where`` left."""
+        last = time.monotonic()
+        while True:
+            with self._cond:
+                got = self._told.get(seq, [])
+                if len(got) < t:
+                    self._cond.wait(0.5)
+                    got = self._told.get(seq, [])
+                if len(got) >= t:
+                    del self._told[seq]
+                    return sorted(got, key=lambda msg: int(msg[1]))
+            for f in watch:
+                if f.status in ("error", "cancelled", "lost"):
+                    f.result()
+                    raise ClusterError(f"a task of the tier was {f.status}")
+            if time.monotonic() - last > self.poll:
+                gone = sorted(set(where) - set(self.client.scheduler_info()["workers"]))
+                if gone:
+                    raise ClusterError(f"worker {gone[0]} left the cluster while it held part of the tier: "
+                                       f"the tier is lost (build again: the tiers written are kept)")
+                last = time.monotonic()
+
+    def _hear(self, event: tuple[float, list[Any]]) -> None:
+        with self._cond:
+            self._told.setdefault(int(event[1][0]), []).append(event[1])
+            self._cond.notify_all()
+
     def solve_tier(self, tier: int) -> tuple[np.ndarray, TierReport]:
         """(codes, TierReport) of one tier solved on the cluster; its child tiers must be in the store."""
         if not self.use_unmoves:
@@ -319,15 +371,22 @@ class RoutedTierSolver(TierSolver):
             return self.client.submit(fn, token, j, *args, workers=[where[j]], allow_other_workers=False, pure=False)
 
         cpu = self.worker_cpu()
+        topic = f"tierdist-{token}"
+        self.client.subscribe_topic(topic, self._hear)
         try:
             codes, rep = self._routed(tier, n, bounds, where, budget, submit)
         finally:
+            self.client.unsubscribe_topic(topic)
+            with self._cond:
+                self._told.clear()
             # the futures the driver dropped are cancelled by Dask; the owners' arrays go now
             try:
                 self.client.run(owners_close, token, workers=sorted(set(where)), on_error="ignore")
             except Exception:  # a worker gone, and its owners with it
                 pass
         rep.worker_cpu_seconds = self.worker_cpu() - cpu
+        LOGGER.info("tier %s: %d owners on %d workers, %.1f s of CPU on the workers", tier, len(where),
+                    len(set(where)), rep.worker_cpu_seconds)
         return codes, rep
 
     def _routed(self, tier: int, n: int, bounds: np.ndarray, where: list[str], budget: int,
@@ -361,11 +420,12 @@ class RoutedTierSolver(TierSolver):
         seq = 0        # the steps (a census is one), numbering the buckets
         for k in range(kmax, -1, -1):
             seq += 1
-            census = [submit(owner_census, j, k, seq, seq - 1, prev[j]) for j in range(t)]
-            got = self.results(census, where)
-            prev = census
-            hist = np.sum([h for _, h in got], axis=0)
-            counts = {-1: sum(c for c, _ in got)}   # positions settled by the step at each depth (-1: level k's games)
+            prev = [submit(owner_census, j, k, seq, seq - 1, prev[j]) for j in range(t)]
+            told = self.heard(seq, t, prev, where)
+            hist = np.zeros(tk.DEPTH_INF + 1, np.int64)
+            for msg in told:
+                np.add.at(hist, np.array(msg[3], np.int64), np.array(msg[4], np.int64))
+            counts = {-1: sum(int(msg[2]) for msg in told)}   # positions settled by the step at each depth (-1: level k's games)
             rep.max_front = max(rep.max_front, counts[-1])
             depths = np.flatnonzero(hist)
 
@@ -373,18 +433,18 @@ class RoutedTierSolver(TierSolver):
                 i = int(np.searchsorted(depths, x))
                 return int(depths[i]) if i < depths.shape[0] else None
 
-            pending: deque[tuple[int, list[Any]]] = deque()
+            pending: deque[tuple[int, int]] = deque()   # (depth, step) of the steps whose counts are awaited
 
             known = -1     # the last depth whose step's count is known (-1: level k's games)
 
             def collect() -> None:
                 nonlocal settled, known
-                known, futures = pending.popleft()
-                got = self.results(futures, where)
-                counts[known] = sum(c for c, _ in got)
+                known, step = pending.popleft()
+                told = self.heard(step, t, prev, where)
+                counts[known] = sum(int(msg[2]) for msg in told)
                 settled += counts[known]
                 rep.max_front = max(rep.max_front, counts[known])
-                rep.max_window = max(rep.max_window, sum(w for _, w in got))
+                rep.max_window = max(rep.max_window, sum(int(msg[3]) for msg in told))
                 self.progress(tier, "resolve", settled, rep.positions)
                 self._check_stop()
 
@@ -408,10 +468,12 @@ class RoutedTierSolver(TierSolver):
                 seq += 1
                 steps = []
                 for j in range(t):
-                    incoming = [submit(owner_take, i, seq - 1, j, prev[i]) for i in range(t) if i != j]
+                    # two owners: the other's step is passed whole (its one bucket); more: each
+                    # bucket is taken out on its maker's worker, so that only it travels
+                    incoming = [prev[i] if t == 2 else submit(owner_take, i, prev[i], j) for i in range(t) if i != j]
                     steps.append(submit(owner_step, j, d, seq - 1, seq, prev[j], incoming))
                 prev = steps
-                pending.append((d, steps))
+                pending.append((d, seq))
                 d += 1
             while pending:
                 collect()
