@@ -177,13 +177,19 @@ def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["3x5", "4x4"])
-def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, board):
+def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, caplog, board):
+    """`tables build --cluster local:2` resolves each tier on the workers, each owning a range
+    (solver.tierdist), and writes the files of a one-thread build, byte for byte."""
     pytest.importorskip("distributed")
+    import logging
+
     from solver.cli import main
 
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["tables", "build", board, "--dir", str(one), "--jobs", "1"]) == 0
-    assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    with caplog.at_level(logging.INFO, logger="solver.tierdist"):
+        assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    assert any("2 owners on 2 workers" in r.getMessage() for r in caplog.records)
     names = sorted(p.name for p in one.iterdir())
     assert names and names == sorted(p.name for p in two.iterdir())
     assert all((one / name).read_bytes() == (two / name).read_bytes() for name in names)
