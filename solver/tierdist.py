@@ -66,7 +66,8 @@ LOGGER = logging.getLogger(__name__)
 
 # -- the owners (on the workers) -------------------------------------------------------------------
 
-Bucket = tuple[np.ndarray, np.ndarray]   # (parents as numbers of the receiving owner's range, the codes of their children)
+# (parents, as numbers of the receiving owner's range; the codes of the children they were reached from)
+Bucket = tuple[np.ndarray, np.ndarray]
 
 
 class Owner:
@@ -425,7 +426,8 @@ class RoutedTierSolver(TierSolver):
             hist = np.zeros(tk.DEPTH_INF + 1, np.int64)
             for msg in told:
                 np.add.at(hist, np.array(msg[3], np.int64), np.array(msg[4], np.int64))
-            counts = {-1: sum(int(msg[2]) for msg in told)}   # positions settled by the step at each depth (-1: level k's games)
+            # the positions settled by the step at each depth (-1: level k's finished games)
+            counts = {-1: sum(int(msg[2]) for msg in told)}
             rep.max_front = max(rep.max_front, counts[-1])
             depths = np.flatnonzero(hist)
 

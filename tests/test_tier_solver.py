@@ -153,7 +153,8 @@ def test_routed_buckets_settle_what_one_owner_of_the_whole_tier_settles():
 
 
 @pytest.mark.parametrize("workers,threads,board", [
-    (2, 1, Board(2, 3)), pytest.param(1, 3, Board(2, 5), marks=pytest.mark.slow)], ids=["two-workers", "three-owners-on-one"])
+    (2, 1, Board(2, 3)), pytest.param(1, 3, Board(2, 5), marks=pytest.mark.slow)],
+    ids=["two-workers", "three-owners-on-one"])
 def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
     """Each worker thread owns a range of every tier (owner_min=1), windows of one event: the
     codes of one process, and no owner left on the workers afterwards. Two owners pass their

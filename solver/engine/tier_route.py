@@ -65,7 +65,8 @@ def apply_routed(events, d, pos, pcode, code, cnt, ov_pos, ov_cnt):
     out = np.empty(min(events.shape[0] + pos.shape[0], code.shape[0]), events.dtype)
     tail = 0
     for e in events:
-        tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
+        w = -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS)
+        tail = settle_packed(e, w, d, code, cnt, ov_pos, ov_cnt, out, tail)
     for y in range(pos.shape[0]):
         c = pcode[y]
         w = np.int64(c >> DEPTH_BITS) - VALUE_BIAS
