@@ -8,10 +8,14 @@ second or two (so the test suite can run a real two-worker cluster), and a
 multi-node cluster is one ``dask scheduler`` plus one ``dask worker ADDRESS`` per
 node. Ray would do as well but weighs far more to install and start.
 
-What runs where: the driver (the process calling :class:`solver.tiersolver.TierSolver`)
-owns the tier being solved; each worker scans chunks of it against the child tier
-(shipped once per tier with ``scatter``) and computes the un-moves of chunks of each
-frontier. The game object travels as its board; each worker builds the index once.
+What runs where: a table build on a cluster (:func:`solver.tablebuild.build`) uses
+:class:`solver.tierdist.RoutedTierSolver`: each worker owns a range of the tier, keeps its
+state, scans and resolves it, and sends the un-moves of the positions it settles to the
+owners of their parents; the driver only coordinates and writes the files. With
+:class:`solver.tiersolver.TierSolver` (the API) the driver owns the tier being solved and
+each worker scans chunks of it against the child tier (shipped once per tier with
+``scatter``) and computes the un-moves of chunks of each frontier. The game object travels
+as its board; each worker builds the index once.
 
 Dask is imported only here, and only when a cluster is asked for.
 """

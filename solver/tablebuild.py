@@ -9,7 +9,8 @@
   under way saved beside them every ``checkpoint_seconds`` and when it is stopped
   (:mod:`solver.tierresume`), so an interrupted build resumes where it stopped, within its tier.
 - :func:`executor_for` says where the tier solver's chunks run: threads of this process
-  or a Dask cluster (:mod:`solver.cluster`).
+  or a Dask cluster (:mod:`solver.cluster`; there each worker keeps and resolves a range of
+  each tier, :mod:`solver.tierdist`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from typing import Callable, Iterator
 
 from .allocator import give_back_freed_memory
 from .board import Board
-from .cluster import cluster_for
+from .cluster import DaskExecutor, cluster_for
 from .tablefiles import DirectoryStore, board_name, resume_path, tier_path
 from .tablegame import AtaxxGame
 from .tableindex import TableError, dense_index
 from .tierexec import Executor, LocalExecutor
 from .tiergame import DEFAULT_CHUNK, Progress
+from .tierdist import RoutedTierSolver
 from .tiersolver import TierSolver
 
 
@@ -84,11 +86,17 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
     directory.mkdir(parents=True, exist_ok=True)
     if any(game.tier_size(t) >= LEAN_ABOVE for t in tiers if not store.has(t)):
         give_back_freed_memory()
-    # in threads, a front's un-moves are worth sharing out from 1,024 positions on (about 0.6 ms
-    # of work; a cluster's round trip needs more: the solver's default)
-    solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
-                        progress=progress, should_stop=should_stop, checkpoints=checkpoints,
-                        checkpoint_seconds=checkpoint_seconds)
+    # on a cluster, each worker keeps, scans and resolves a range of each tier (the routed
+    # resolution: no checkpoint within a tier there); in threads, a front's un-moves are worth
+    # sharing out from 1,024 positions on (about 0.6 ms of work)
+    solver: TierSolver
+    if isinstance(executor, DaskExecutor):
+        solver = RoutedTierSolver(game, store, executor, chunk_size=chunk_size or DEFAULT_CHUNK,
+                                  progress=progress, should_stop=should_stop)
+    else:
+        solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
+                            progress=progress, should_stop=should_stop, checkpoints=checkpoints,
+                            checkpoint_seconds=checkpoint_seconds)
     if executor is None or isinstance(executor, LocalExecutor):
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)

@@ -49,6 +49,7 @@ class TierReport:
     max_front: int = 0       # the most positions settled in one step (4 bytes each, 8 above 2**32 numbers)
     max_window: int = 0      # the most events loaded at once (as many bytes each)
     resumed: str | None = None   # where the tier resumed from a checkpoint (TierState.describe), if it did
+    worker_cpu_seconds: float = 0.0   # the CPU of a cluster's workers (:mod:`solver.tierdist`)
 
 
 @dataclass

@@ -119,15 +119,78 @@ def test_the_working_set_is_three_bytes_a_number():
     assert ov_pos.tolist() == list(range(0, n, 2)) and set(ov_cnt.tolist()) == {300} and set(cnt.tolist()) == {0, 255}
 
 
+def test_routed_buckets_settle_what_one_owner_of_the_whole_tier_settles():
+    """route_parents cuts a front's un-moves by owner; apply_routed in each owner's range (local
+    numbers) settles what apply_owned settles over the whole tier."""
+    tk, tr = engine.tier_kernels, engine.tier_route
+    n, bounds = 8, np.array([0, 3, 8], np.int64)
+    code = np.full(n, tk.INF_CODE, np.uint16)
+    cnt = np.array([2, 1, 3, 1, 1, 2, 0, 0], np.uint8)
+    code[6], code[7] = tk.pack(-2, 3), tk.pack(2, 3)   # settled at depth 3: lost by 2, won by 2 (its mover)
+    code[4] = tk.pack(2, 3)                            # 4's event: a child elsewhere lost by 2 at depth 3
+    ov_pos, ov_cnt = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    front = np.array([6, 7], np.uint32)
+    pstart, parents = np.array([0, 3, 7]), np.array([0, 1, 5, 1, 2, 3, 3])
+    like = np.zeros(0, np.uint32)
+    whole_code, whole_cnt = code.copy(), cnt.copy()
+    whole = tk.apply_owned(0, n, np.array([4], np.uint32), 3, front, pstart, parents, whole_code, whole_cnt,
+                           ov_pos, ov_cnt)
+    assert whole.tolist() == [0, 1, 3, 4, 5]   # 2 has a move left; 3 lost both its moves to 7
+    # owner 1 holds 3 .. 7 (local 0 .. 4) and the front; owner 0 holds 0 .. 2
+    mine = [(code[lo:hi].copy(), cnt[lo:hi].copy()) for lo, hi in [(0, 3), (3, 8)]]
+    pos, pcode, ostart = tr.route_parents(front - 3, mine[1][0], pstart, parents, bounds, like)
+    assert ostart.tolist() == [0, 4, 7]
+    assert pos[:4].tolist() == [0, 1, 1, 2] and pos[4:].tolist() == [2, 0, 0]
+    assert pcode.tolist() == [code[6]] * 2 + [code[7]] * 2 + [code[6]] + [code[7]] * 2
+    got = []
+    for j, events in enumerate([like, np.array([1], np.uint32)]):
+        a, b = ostart[j], ostart[j + 1]
+        out = tr.apply_routed(events, 3, pos[a:b], pcode[a:b], mine[j][0], mine[j][1], ov_pos, ov_cnt)
+        got += (out + bounds[j]).tolist()
+    assert got == whole.tolist()
+    assert np.array_equal(np.concatenate([c for c, _ in mine]), whole_code)
+    assert np.array_equal(np.concatenate([k for _, k in mine]), whole_cnt)
+
+
+@pytest.mark.parametrize("workers,threads,board", [
+    (2, 1, Board(2, 3)), pytest.param(1, 3, Board(2, 5), marks=pytest.mark.slow)],
+    ids=["two-workers", "three-owners-on-one"])
+def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
+    """Each worker thread owns a range of every tier (owner_min=1), windows of one event: the
+    codes of one process, and no owner left on the workers afterwards. Two owners pass their
+    steps' buckets whole; three take each bucket out on its maker's worker. (A cluster starts in
+    about 5 s here, and its workers load the kernels in as many again.)"""
+    pytest.importorskip("distributed")
+    from solver.cluster import LocalDaskCluster
+    from solver.tierdist import RoutedTierSolver
+
+    one = MemoryStore()
+    TierSolver(AtaxxGame(board), one).solve()
+    with LocalDaskCluster(workers, threads_per_worker=threads) as executor:
+        solver = RoutedTierSolver(AtaxxGame(board), MemoryStore(), executor, owner_min=1, window_events=1)
+        assert len(solver.slots()) == workers * threads and len(set(solver.slots())) == workers
+        report = solver.solve()
+        held = executor.client.run(lambda: len(__import__("solver.tierdist").tierdist._OWNERS))
+    assert digest(solver.store) == digest(one) == DIGESTS.get(board, digest(one))
+    assert report.tiers[3].max_front > 0 and all(t.worker_cpu_seconds > 0 for t in report.tiers)
+    assert list(held.values()) == [0] * workers
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("board", ["3x5", "4x4"])
-def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, board):
+def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, caplog, board):
+    """`tables build --cluster local:2` resolves each tier on the workers, each owning a range
+    (solver.tierdist), and writes the files of a one-thread build, byte for byte."""
     pytest.importorskip("distributed")
+    import logging
+
     from solver.cli import main
 
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["tables", "build", board, "--dir", str(one), "--jobs", "1"]) == 0
-    assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    with caplog.at_level(logging.INFO, logger="solver.tierdist"):
+        assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
+    assert any("2 owners on 2 workers" in r.getMessage() for r in caplog.records)
     names = sorted(p.name for p in one.iterdir())
     assert names and names == sorted(p.name for p in two.iterdir())
     assert all((one / name).read_bytes() == (two / name).read_bytes() for name in names)

@@ -12,7 +12,8 @@ kernel module through this package as an attribute, ``engine.search.search_test`
   the transposition table they share (:mod:`solver.search`);
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
   per-counter answers, its table and the options read from it (:mod:`solver.retro`);
-- ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps; ``tbprobe``: the
+- ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps; ``tier_route``:
+  its steps when the owners of a tier's ranges are workers of a cluster; ``tbprobe``: the
   tablebases probed inside the search;
 - ``perft``: move counting (:mod:`solver.perft`); ``bits``: popcount and friends;
 - ``fenscan``: files of FEN lines read in bulk (:mod:`solver.fenlines`).
@@ -43,7 +44,7 @@ import numpy as np
 from ..limits import TimeLimitError
 
 KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "counters", "solved", "options", "dense",
-                  "tier_kernels", "tbprobe", "perft", "fenscan")
+                  "tier_kernels", "tier_route", "tbprobe", "perft", "fenscan")
 
 
 def __getattr__(name: str) -> ModuleType:
