@@ -74,7 +74,17 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
     directory = Path(directory)
     game = AtaxxGame(board)
     tiers = game.tiers() if tiers is None else sorted(tiers)
-    store = DirectoryStore(directory, board)
+    store = DirectoryStore(directory, board, write_behind=True)  # a tier's file written while the next is solved
+    try:
+        return _build(game, directory, store, executor, progress, should_stop, chunk_size, tiers, checkpoint_seconds)
+    finally:
+        store.close()
+
+
+def _build(game: AtaxxGame, directory: Path, store: DirectoryStore, executor: Executor | None,
+           progress: Progress | None, should_stop: Callable[[], bool] | None, chunk_size: int | None,
+           tiers: list[int], checkpoint_seconds: float) -> BuildReport:
+    board = game.board
     lacking = [t - 1 for t in tiers if t > 0 and t - 1 not in tiers and not store.has(t - 1)]
     if lacking:
         raise TableError(f"{directory} lacks tier {lacking[0]} of {board_name(board)}, which tier {lacking[0] + 1} "
@@ -100,6 +110,7 @@ def build(board: Board, directory: str | Path, executor: Executor | None = None,
     if executor is None or isinstance(executor, LocalExecutor):
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)
+    store.flush()
     disk = sum(store.path(t).stat().st_size for t in tiers)
     return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions,
                        sum(store.index.tier_size(t) for t in tiers),

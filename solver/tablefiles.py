@@ -34,7 +34,7 @@ import os
 import re
 import tempfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, Iterable
 
@@ -237,14 +237,21 @@ class TierFile:
 
 
 class DirectoryStore:
-    """The tier solver's store for one board in a directory of table files."""
+    """The tier solver's store for one board in a directory of table files.
 
-    def __init__(self, directory: str | Path, board: Board, rules: Rules = CLASSIC) -> None:
+    With ``write_behind``, :meth:`save` hands the file to a thread and returns (the tier stays
+    loadable from memory), so that writing a tier (compression, fsync) overlaps solving the next;
+    one file is written at a time, a save or :meth:`flush` waits for the one before and raises
+    its error, and :meth:`has` of that tier waits for it. Call :meth:`flush` when done."""
+
+    def __init__(self, directory: str | Path, board: Board, rules: Rules = CLASSIC, write_behind: bool = False) -> None:
         self.directory = Path(directory)
         self.board = board
         self.rules = rules
         self.index = dense_index(board)
         self._cache: dict[int, np.ndarray] = {}
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="tier-writer") if write_behind else None
+        self._pending: tuple[int, Future[int]] | None = None
 
     def path(self, tier: int) -> Path:
         return tier_path(self.directory, self.board, tier)
@@ -255,6 +262,8 @@ class DirectoryStore:
         return f
 
     def has(self, tier: int) -> bool:
+        if self._pending is not None and self._pending[0] == tier:
+            self.flush()
         if not self.path(tier).exists():
             return False
         f = self._open(tier)
@@ -270,7 +279,12 @@ class DirectoryStore:
         return self._cache[tier]
 
     def save(self, tier: int, codes: np.ndarray) -> None:
-        write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
+        if self._writer is None:
+            write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
+        else:
+            self.flush()
+            self._pending = (tier, self._writer.submit(write_tier, self.path(tier), self.board, self.rules, tier,
+                                                       codes, self.index.fingerprint))
         self._cache = {tier: codes}
 
     def release(self) -> None:
@@ -284,6 +298,21 @@ class DirectoryStore:
         return FileCheckpoints(lambda tier: resume_path(self.directory, self.board, tier),
                                {"board": board_name(self.board), "rules": self.rules.name,
                                 "index": self.index.fingerprint, "table_format": FORMAT_VERSION})
+
+    def flush(self) -> None:
+        """Wait for the file being written behind, if any; its error, if it failed, is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending[1].result()
+
+    def close(self) -> None:
+        """:meth:`flush`, and the writing thread stopped."""
+        try:
+            self.flush()
+        finally:
+            if self._writer is not None:
+                self._writer.shutdown()
+                self._writer = None
 
 
 def check_compatible(f: TierFile, board: Board, rules: Rules, fingerprint: str) -> None:

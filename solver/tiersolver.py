@@ -35,6 +35,7 @@ from .tierresume import Checkpoints, StepCheckpointer, TierInterrupted, TierStat
 from .tierstore import TierStore
 
 LOGGER = logging.getLogger(__name__)
+MIN_CHUNK = 1 << 14   # the least chunk of a scan (a small tier's chunks are cut down to it)
 
 # -- solving ---------------------------------------------------------------------------------------
 
@@ -142,7 +143,13 @@ class TierSolver:
         return report
 
     def _chunks(self, size: int, start: int = 0) -> list[tuple[int, int]]:
-        return [(lo, min(size, lo + self.chunk_size)) for lo in range(start, size, self.chunk_size)]
+        """The scan's chunks from ``start`` on: of chunk_size numbers, or, in a tier of fewer than
+        four per worker, of a power-of-two fraction of it (at least MIN_CHUNK), so that every
+        worker has work."""
+        step = self.chunk_size
+        while step >= 2 * MIN_CHUNK and size < 4 * self.executor.workers * step:
+            step //= 2
+        return [(lo, min(size, lo + step)) for lo in range(start, size, step)]
 
     def _owners(self, n: int) -> list[tuple[int, int]]:
         """The ranges of numbers each apply thread owns."""
@@ -154,6 +161,23 @@ class TierSolver:
         if parallel and self._pool is not None and len(jobs) > 1:
             return list(self._pool.map(lambda job: fn(*job), jobs))
         return [fn(*job) for job in jobs]
+
+    def _apply(self, owners: list[tuple[int, int]], events: list[np.ndarray] | None, d: int, front: np.ndarray,
+               pstart: np.ndarray, parents: np.ndarray, code: np.ndarray, cnt: np.ndarray, ov_pos: np.ndarray,
+               ov_cnt: np.ndarray, parallel: bool) -> list[np.ndarray]:
+        """One part of a step applied (:func:`tier_kernels.apply_owned`): each owner's settled
+        positions. A small step is one call on this thread owning the whole tier (each owner reads
+        every parent: one reading instead of one per owner); its positions are the first owner's
+        (the next front is the owners' lists one after the other, and the whole tier's is sorted)."""
+        tk = engine.tier_kernels
+        none = front[:0]
+        if parallel or len(owners) == 1:
+            return self._run(tk.apply_owned, [(lo, hi, events[t] if events is not None else none, d, front, pstart,
+                                               parents, code, cnt, ov_pos, ov_cnt)
+                                              for t, (lo, hi) in enumerate(owners)], parallel)
+        ev = np.concatenate(events) if events is not None else none
+        return [tk.apply_owned(owners[0][0], owners[-1][1], ev, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt),
+                *([none] * (len(owners) - 1))]
 
     def solve_tier(self, tier: int) -> tuple[np.ndarray, TierReport]:
         """(codes, TierReport) of one tier; its child tiers must be in the store.
@@ -304,9 +328,8 @@ class TierSolver:
                 for pstart, parents in parts:
                     m = pstart.shape[0] - 1
                     part = front[offset:offset + m]
-                    res = self._run(tk.apply_owned, [(lo, hi, events[t] if offset == 0 else no_events, d, part, pstart,
-                                                      parents, code, cnt, ov_pos, ov_cnt)
-                                                     for t, (lo, hi) in enumerate(owners)], big)
+                    res = self._apply(owners, events if offset == 0 else None, d, part, pstart, parents, code, cnt,
+                                      ov_pos, ov_cnt, big)
                     for t, r in enumerate(res):
                         outs[t].append(r)
                     offset += m

@@ -338,14 +338,13 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
             num = np.empty(size, np.int64)
             stab = np.empty(size, np.int64)
             m = _unmoves(mc, tc, playable, adj, jmp, reach, pm, pt)
-        plain = sure
+        ones = True   # every parent's stabiliser trivial
         for j in range(m):
             _e, num[j], stab[j] = _index_sym(pm[j], pt[j], ix)
-            plain = plain and stab[j] == 1
+            ones = ones and stab[j] == 1
+        sc = 1 if sure else _index_sym(mc, tc, ix)[2]
         total = m
-        sc = 1
-        if not plain:
-            sc = _index_sym(mc, tc, ix)[2]
+        if not ones:
             total = 0
             for j in range(m):
                 total += stab[j]
@@ -354,10 +353,16 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
             while k + total > cap:
                 cap *= 2
             out = grow(out, cap)
-        if plain:
-            for j in range(m):
-                out[k + j] = num[j]
-            k += m
+        if sc == 1:  # M = U * Stab(P): each of the U arrivals at P listed Stab(P) times, in any order
+            if ones:
+                for j in range(m):
+                    out[k + j] = num[j]
+                k += m
+            else:
+                for j in range(m):
+                    for _ in range(stab[j]):
+                        out[k] = num[j]
+                        k += 1
             continue
         _sort_pairs(num, stab, m)
         j = 0
@@ -371,7 +376,7 @@ def tier_parents(e, idxs, ix, adj, jmp, reach, rules):
                 k += 1
             j += u
     start[n] = k
-    return start, out[:k].copy()
+    return start, (out[:k] if 2 * k >= out.shape[0] else out[:k].copy())  # (a copy when it saves half)
 
 
 @njit(cache=True, nogil=True)
