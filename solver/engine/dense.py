@@ -143,7 +143,21 @@ def is_canonical(e, idx, mine, theirs, ix):
 def position_of(e, idx, ix):
     """(mine, theirs, sure) of number ``idx`` of tier ``e``: the inverse of :func:`index_of` on
     canonical positions. ``sure``: the number is certainly a canonical position (its class has
-    no symmetry); otherwise :func:`is_canonical` tells.
+    no symmetry); otherwise :func:`is_canonical` tells."""
+    sm, st, occ, sub, left, sure = _block_of(e, idx, ix)
+    return sub | sm, (occ & ~sub) | st, sure
+
+
+@njit(cache=True, inline='always')
+def _block_of(e, idx, ix):
+    """Number ``idx`` of tier ``e`` decoded as (sm, st, occ, sub, left, sure): the S part's
+    pieces (mover's, other side's), the occupied squares of R and the mover's among them (board
+    bits: the position is ``sub | sm``, ``(occ & ~sub) | st``), the numbers from ``idx`` to the
+    end of its *block*, and ``sure`` (:func:`position_of`).
+
+    A block is the 2 ** k numbers of one class and one set of empty squares in R (k occupied),
+    in the order of the mover's pieces on R read as bits: the next number's ``sub`` is the next
+    subset of ``occ``, ``(sub - occ) & occ`` (so a range is decoded without a division a number).
 
     Classes are numbered by their empty squares in S, so that the classes of a tier come in
     groups of equal size: ``group[e, g]`` is where the classes with g empty squares in S start."""
@@ -161,13 +175,12 @@ def position_of(e, idx, ix):
     within -= q * size
     c = cstart[g] + q
     empty = unrank[combs[er] + (within >> k)]
-    col = np.uint64(within & ((np.int64(1) << k) - 1))
+    col = within & ((np.int64(1) << k) - 1)
     occ = ((U1 << np.uint64(r)) - U1) & ~empty
-    rm = _pdep(col, occ, meta[3], bits8)
-    rt = occ & ~rm
-    mine = _gather(rm, rexp, meta[3]) | class_m[c]
-    theirs = _gather(rt, rexp, meta[3]) | class_t[c]
-    return mine, theirs, (symmask[class_code[c]] & (symmask[class_code[c]] - 1)) == 0
+    rm = _pdep(np.uint64(col), occ, meta[3], bits8)
+    sm = symmask[class_code[c]]
+    return (class_m[c], class_t[c], _gather(occ, rexp, meta[3]), _gather(rm, rexp, meta[3]),
+            (np.int64(1) << k) - col, (sm & (sm - 1)) == 0)
 
 
 @njit(cache=True, nogil=True)
@@ -186,10 +199,19 @@ def tier_children(e, lo, hi, ix, adj, jmp, reach, rules):
     child = np.empty(cap, np.int64)
     moves = np.empty(MAX_MOVES, np.int64)
     edges = 0
+    left = np.int64(0)  # numbers left in the block of the last number
+    sm = st = occ = sub = U0
+    sure = False
     for i in range(n):
         start[i] = edges
         # the number's status, written out (a helper returning (mine, theirs, final) took twice the time)
-        m, t, sure = position_of(e, lo + i, ix)
+        if left == 0:  # the first number of a block (or of the range): decoded whole
+            sm, st, occ, sub, left, sure = _block_of(e, lo + i, ix)
+        else:
+            sub = (sub - occ) & occ
+        left -= 1
+        m = sub | sm
+        t = (occ & ~sub) | st
         if not sure and not is_canonical(e, lo + i, m, t, ix):
             final[i] = UNUSED
             continue
@@ -226,10 +248,19 @@ def tier_scan(e, lo, hi, ix, adj, jmp, reach, rules):
     cap = max(np.int64(16), n * (e + 1))
     child = np.empty(cap, np.int64)
     edges = 0
+    left = np.int64(0)  # numbers left in the block of the last number
+    sm = st = occ = sub = U0
+    sure = False
     for i in range(n):
         start[i] = edges
         # the number's status, written out (a helper returning (mine, theirs, final) took twice the time)
-        m, t, sure = position_of(e, lo + i, ix)
+        if left == 0:  # the first number of a block (or of the range): decoded whole
+            sm, st, occ, sub, left, sure = _block_of(e, lo + i, ix)
+        else:
+            sub = (sub - occ) & occ
+        left -= 1
+        m = sub | sm
+        t = (occ & ~sub) | st
         if not sure and not is_canonical(e, lo + i, m, t, ix):
             final[i] = UNUSED
             continue
