@@ -86,8 +86,9 @@ def scan_chunk(game: TierGame, tier: int, lo: int, hi: int, tables: list[np.ndar
 
 
 def parents_chunk(game: TierGame, tier: int, numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The un-moves of a part of a front."""
-    return unmoves(game, tier, numbers)
+    """The un-moves of a part of a front (numbers of any integer type: the game is given int64,
+    widened here, on the task's thread or worker)."""
+    return unmoves(game, tier, np.asarray(numbers, np.int64))
 
 
 def check_chunk(game: TierGame, tier: int, lo: int, hi: int, own: np.ndarray,

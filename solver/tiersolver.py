@@ -252,12 +252,12 @@ class TierSolver:
                 return [tk.gather_rows(front, rstart, rows)]
         else:
             def parents_of(front: np.ndarray) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-                # the game takes int64 numbers: each part is widened when its task is sent
+                # the game takes int64 numbers: each part is widened by its task (parents_chunk)
                 if front.shape[0] <= self.distribute_above:
                     return [unmoves(game, tier, front.astype(np.int64))]
                 step = min(self.chunk_size, self.unmove_part, max(self.distribute_above,
                                                                    -(-front.shape[0] // getattr(self.executor, "workers", 1))))
-                jobs = ((game, tier, front[i:i + step].astype(np.int64)) for i in range(0, front.shape[0], step))
+                jobs = ((game, tier, front[i:i + step]) for i in range(0, front.shape[0], step))
                 return self.executor.map(parents_chunk, cast(Any, jobs))  # a few in flight
 
         # a resolution resumed: its level, depth, events per depth and front

@@ -32,14 +32,11 @@ owning disjoint ranges apply a step at once.
 import numpy as np
 from numba import njit
 
-from .bits import prefetch
-
 VALUE_BIAS = 32
 DEPTH_BITS = 10
 DEPTH_INF = (1 << DEPTH_BITS) - 1   # stored depth of a draw by infinite play
 MAX_DEPTH = DEPTH_INF - 1
 MAX_VALUE = VALUE_BIAS - 1
-PREFETCH = 16                       # parents read ahead by apply_owned
 NO_POSITION = 0                     # code of a number that is not a position
 NOT_FINAL = np.int16(1000)          # ``final``: the game is not over
 UNUSED = np.int16(-1000)            # ``final``: not a position
@@ -336,23 +333,11 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
     tail = 0
     for e in events:
         tail = settle_packed(e, -(np.int64(code[e] >> DEPTH_BITS) - VALUE_BIAS), d, code, cnt, ov_pos, ov_cnt, out, tail)
-    # the parents are scattered over the range: each is asked of the memory PREFETCH entries ahead
-    np_ = parents.shape[0]
-    for y in range(min(PREFETCH, np_)):
-        p = parents[y]
-        if lo <= p < hi:
-            prefetch(cnt, p)
-            prefetch(code, p)
     for i in range(front.shape[0]):
         c = code[front[i]]
         w = np.int64(c >> DEPTH_BITS) - VALUE_BIAS
         dc = np.int64(c & DEPTH_INF)
         for y in range(pstart[i], pstart[i + 1]):
-            if y + PREFETCH < np_:
-                q = parents[y + PREFETCH]
-                if lo <= q < hi:
-                    prefetch(cnt, q)
-                    prefetch(code, q)
             p = parents[y]
             if lo <= p < hi:
                 tail = settle_packed(p, w, dc, code, cnt, ov_pos, ov_cnt, out, tail)
