@@ -14,7 +14,7 @@ from solver.board import Board
 from solver.cli import main
 from solver.tablebase import Tablebase
 from solver.tablebuild import build
-from solver.tablefiles import DirectoryStore, tier_path, write_tier
+from solver.tablefiles import DirectoryStore, TierFile, tier_path, write_tier
 from solver.tablegame import AtaxxGame
 from solver.tableindex import TableError, dense_index
 from solver.rules import CLASSIC
@@ -37,6 +37,28 @@ def test_write_tier_never_follows_a_symlink_planted_at_its_temporary_name(tmp_pa
     mask = os.umask(0)
     os.umask(mask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # readable as a table written with open() was
+
+
+def test_a_store_writing_behind_writes_the_same_files_and_says_a_failed_write_on_flush(tmp_path):
+    board = Board(2, 3)
+    index = dense_index(board)
+    tiers = {t: (np.arange(index.tier_size(t)) * (t + 7) % 50000).astype(np.uint16) for t in range(4)}
+    (tmp_path / "now").mkdir()
+    (tmp_path / "behind").mkdir()
+    now, behind = DirectoryStore(tmp_path / "now", board), DirectoryStore(tmp_path / "behind", board, write_behind=True)
+    for t, codes in tiers.items():
+        now.save(t, codes)
+        behind.save(t, codes)
+        assert np.array_equal(behind.load(t), codes)   # from memory while its file is written
+    assert behind.has(3)                               # waits for the file being written
+    behind.close()
+    for t, codes in tiers.items():
+        assert tier_path(tmp_path / "behind", board, t).read_bytes() == tier_path(tmp_path / "now", board, t).read_bytes()
+        assert np.array_equal(TierFile(tier_path(tmp_path / "behind", board, t)).read_all(), codes)
+    lost = DirectoryStore(tmp_path / "missing", board, write_behind=True)
+    lost.save(0, tiers[0])                             # returns: the file is written on another thread
+    with pytest.raises(FileNotFoundError):
+        lost.close()                                   # the failure is raised when the write is waited for
 
 
 BOARD = Board(2, 3)

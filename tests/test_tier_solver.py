@@ -10,7 +10,8 @@ import pytest
 from solver import engine
 from solver.board import Board
 from solver.tablegame import AtaxxGame
-from solver.tiersolver import TierSolver
+from solver.tierexec import LocalExecutor
+from solver.tiersolver import MIN_CHUNK, TierSolver
 from solver.tierstore import MemoryStore
 
 NOT_FINAL, UNUSED = engine.tier_kernels.NOT_FINAL, engine.tier_kernels.UNUSED
@@ -30,12 +31,28 @@ def digest(store):
 
 @pytest.mark.parametrize("board", list(DIGESTS), ids=repr)
 @pytest.mark.parametrize("kw", [{}, {"apply_threads": 2, "parallel_above": 0, "window_events": 1},
-                                {"apply_threads": 3, "parallel_above": 0, "distribute_above": 64, "chunk_size": 999}],
-                         ids=["default", "threads-windows", "three-owners-parts"])
+                                {"apply_threads": 3, "parallel_above": 0, "distribute_above": 64, "chunk_size": 999},
+                                {"apply_threads": 2, "parallel_above": 64, "distribute_above": 32}],
+                         ids=["default", "threads-windows", "three-owners-parts", "small-steps-one-call"])
 def test_the_codes_are_those_of_the_solver_before(board, kw):
     store = MemoryStore()
     TierSolver(AtaxxGame(board), store, **kw).solve()
     assert digest(store) == DIGESTS[board]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_a_small_tier_is_scanned_in_chunks_for_every_worker(workers):
+    solver = TierSolver(AtaxxGame(Board(2, 3)), MemoryStore(), executor=LocalExecutor(workers), chunk_size=1 << 18)
+    for n in (0, 1, 5000, MIN_CHUNK * 4 * workers - 1, 100_000, 1 << 20, 3 << 20):
+        chunks = solver._chunks(n)
+        assert [lo for lo, _ in chunks] == [0, *(hi for _, hi in chunks)][:len(chunks)] and (chunks[-1][1] if chunks else 0) == n
+        sizes = {hi - lo for lo, hi in chunks[:-1]}
+        assert len(sizes) <= 1 and all(MIN_CHUNK <= s <= 1 << 18 for s in sizes)
+        if n >= 4 * workers * (1 << 18):
+            assert sizes == {1 << 18}           # a large tier keeps chunks of chunk_size
+        elif n >= 4 * workers * MIN_CHUNK:
+            assert len(chunks) >= 4 * workers   # a small one is cut so that every worker has chunks
+    solver.executor.close()
 
 
 class FanGame:
