@@ -50,6 +50,7 @@ MAGIC = b"ATAXX-TABLE"
 BLOCK_ENTRIES = 1 << 16
 SUFFIX = ".atb"
 RESUME_SUFFIX = ".resume"
+WRITE_BEHIND_MAX = 1 << 24   # entries of the largest tier a DirectoryStore writes behind (32 MiB of codes)
 
 
 def board_name(board: Board) -> str:
@@ -239,10 +240,13 @@ class TierFile:
 class DirectoryStore:
     """The tier solver's store for one board in a directory of table files.
 
-    With ``write_behind``, :meth:`save` hands the file to a thread and returns (the tier stays
-    loadable from memory), so that writing a tier (compression, fsync) overlaps solving the next;
-    one file is written at a time, a save or :meth:`flush` waits for the one before and raises
-    its error, and :meth:`has` of that tier waits for it. Call :meth:`flush` when done."""
+    With ``write_behind``, :meth:`save` of a tier of at most :data:`WRITE_BEHIND_MAX` entries
+    hands the file to a thread and returns (the tier stays loadable from memory), so that writing
+    a small tier (compression, fsync) overlaps solving the next; one file is written at a time, a
+    save or :meth:`flush` waits for the one before and raises its error, and :meth:`has` of that
+    tier waits for it. Call :meth:`flush` when done. A larger tier is written at once (its
+    compressed blocks would be held beside the next tier's working set, and a tier that took
+    hours is on disk when save returns)."""
 
     def __init__(self, directory: str | Path, board: Board, rules: Rules = CLASSIC, write_behind: bool = False) -> None:
         self.directory = Path(directory)
@@ -279,7 +283,8 @@ class DirectoryStore:
         return self._cache[tier]
 
     def save(self, tier: int, codes: np.ndarray) -> None:
-        if self._writer is None:
+        if self._writer is None or codes.shape[0] > WRITE_BEHIND_MAX:
+            self.flush()
             write_tier(self.path(tier), self.board, self.rules, tier, codes, self.index.fingerprint)
         else:
             self.flush()

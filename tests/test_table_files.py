@@ -10,6 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
+from solver import tablefiles
 from solver.board import Board
 from solver.cli import main
 from solver.tablebase import Tablebase
@@ -59,6 +60,20 @@ def test_a_store_writing_behind_writes_the_same_files_and_says_a_failed_write_on
     lost.save(0, tiers[0])                             # returns: the file is written on another thread
     with pytest.raises(FileNotFoundError):
         lost.close()                                   # the failure is raised when the write is waited for
+
+
+def test_a_store_writing_behind_writes_a_large_tier_at_once(tmp_path, monkeypatch):
+    board = Board(2, 3)
+    small, large = dense_index(board).tier_size(3), dense_index(board).tier_size(2)
+    assert small < large
+    monkeypatch.setattr(tablefiles, "WRITE_BEHIND_MAX", large - 1)
+    with pytest.raises(FileNotFoundError):   # raised by save itself: a large tier is written at once
+        DirectoryStore(tmp_path / "missing", board, write_behind=True).save(2, np.zeros(large, np.uint16))
+    store = DirectoryStore(tmp_path, board, write_behind=True)
+    store.save(3, np.zeros(small, np.uint16))   # behind
+    store.save(2, np.ones(large, np.uint16))    # waits for tier 3, then written at once
+    assert tier_path(tmp_path, board, 3).exists() and tier_path(tmp_path, board, 2).exists()
+    store.close()
 
 
 BOARD = Board(2, 3)
