@@ -93,6 +93,7 @@ class Tablebase:
         self._whole: dict[FileKey, np.ndarray] = {}  # codes of whole tiers
         self._verified: set[FileKey] = set()
         self._search_arrays: dict[tuple[int, int, int, int | None], tuple | None] = {}  # search_arrays, per board
+        self._search_asked: dict[tuple[int, int, int, int | None], int] = {}  # the tiers asked for when it was made
         self.probes = 0
 
     def describe_boards(self) -> str:
@@ -315,9 +316,13 @@ class Tablebase:
         held = self.tiers_held(board)
         wanted = held if below is None else min(held, max(below, 1))
         old = made.get(key, ())
-        if key not in made or (old is not None and old[4][0] + 1 < wanted):
+        asked = self._search_asked.get(key, 0)
+        # made again only when more tiers are wanted than were asked for and the last one asked
+        # for was read (when the memory cut it short, more tiers asked for would not be read)
+        if key not in made or (old is not None and wanted > asked and old[4][0] + 1 == asked):
             made.pop(key, None)  # (released before the larger one is read)
             del old
+            self._search_asked[key] = wanted
             ix = dense_index(table_board)
             limit = self.search_bytes if max_bytes is None else max_bytes
             sizes: list[int] = []

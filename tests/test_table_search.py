@@ -123,6 +123,12 @@ def test_the_arrays_have_the_types_of_the_empty_ones_and_a_memory_cap(tables_dir
     assert small[4][0] == 2 and small[1].shape[0] == sizes[:3].sum()
     assert tb.search_arrays(THREE_FIVE, max_bytes=1) is None
     assert tb.search_arrays(Board(3, 4)) is None
+    # the cap stops it short of the tiers a position asks for: read once, not again for each position
+    capped = tb.search_arrays(THREE_FIVE, max_bytes=2 * int(sizes[:3].sum()), below=TIERS + 1)
+    assert capped is small
+    fresh = Tablebase(tables_dir, search_bytes=2 * int(sizes[:3].sum()))
+    first = fresh.search_arrays(THREE_FIVE, below=TIERS + 1)
+    assert first[4][0] == 2 and fresh.search_arrays(THREE_FIVE, below=TIERS + 1) is first
 
 
 def test_the_search_reads_only_the_tiers_below_its_position(tables_dir):
