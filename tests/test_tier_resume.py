@@ -168,9 +168,12 @@ def stopped(tmp_path_factory):
     d = tmp_path_factory.mktemp("stopped")
     whole = tmp_path_factory.mktemp("whole")
     build(Board(3, 3), whole)
-    store = DirectoryStore(d, Board(3, 3))
-    with pytest.raises(TierInterrupted):
-        build(Board(3, 3), d, should_stop=lambda: store.path(3).exists(), checkpoint_seconds=3600)
+    # (tiers 0-3 first, then a stop at tier 4's first boundary: a stop keyed to tier 3's file
+    # appearing would race the store writing that file behind, and could come in tier 5)
+    build(Board(3, 3), d, tiers=[0, 1, 2, 3])
+    with pytest.raises(TierInterrupted) as caught:
+        build(Board(3, 3), d, should_stop=lambda: True, checkpoint_seconds=3600)
+    assert caught.value.tier == 4 and caught.value.path is not None
     path = resume_path(d, Board(3, 3), 4)
     return d, path.read_bytes(), whole
 
