@@ -305,6 +305,15 @@ class FileCheckpoints:
                 arrays[name] = a
         if f"crc32:{crc:08x}" != checksum:
             raise CheckpointError(f"{path}: checksum mismatch (a damaged checkpoint: {redo})")
+        # what the checksum cannot catch (a file written with a right checksum by something else):
+        # the step and the numbers the compiled steps index with, which are not bounds-checked there
+        front, ov_pos = arrays.get("front"), arrays["ov_pos"]
+        if (not -1 <= s["level"] <= s["kmax"] or not 0 <= s["depth"] <= HIST_SIZE - 2
+                or not 0 <= s["settled"] <= entries
+                or (front is not None and front.shape[0] and int(front.max()) >= entries)
+                or (ov_pos.shape[0] and (int(ov_pos[0]) < 0 or int(ov_pos[-1]) >= s["scanned"]
+                                         or not bool(np.all(ov_pos[1:] > ov_pos[:-1]))))):
+            raise CheckpointError(f"{path}: a state no solve leaves (a damaged checkpoint: {redo})")
         state = TierState(tier, entries, s["scanned"], arrays["code"], arrays["cnt"], arrays["ov_pos"],
                           arrays["ov_cnt"], s["kmax"], s["settled"], s["level"], s["depth"], arrays.get("hist"),
                           arrays.get("front"), s["positions"], s["max_front"], s["max_window"], *secs)

@@ -227,6 +227,22 @@ def test_a_checkpoint_of_another_board_or_tier_is_refused(stopped, tmp_path):
     assert renamed.read_bytes() == raw and not tier_path(tmp_path, blocked, 0).exists()   # refused before any work
 
 
+@pytest.mark.parametrize("change", [{"depth": 1023}, {"level": 10}, {"settled": 2000},
+                                    {"front": np.array([1, 5, 1001], np.uint32)},
+                                    {"ov_pos": np.array([70, 3], np.int64)}, {"ov_pos": np.array([3, 1001], np.int64)}])
+def test_a_checkpoint_with_a_right_checksum_and_a_state_no_solve_leaves_is_refused(tmp_path, change):
+    cps = DirectoryStore(tmp_path, Board(3, 3)).checkpoints()
+    n = 1001
+    fields = dict(tier=4, entries=n, scanned=n, code=np.zeros(n, np.uint16), cnt=np.zeros(n, np.uint8),
+                  ov_pos=np.array([3, 70], np.int64), ov_cnt=np.array([300, 301], np.int64), kmax=9, settled=77,
+                  level=2, depth=5, hist=np.zeros(1024, np.int64), front=np.array([1, 5, 900], np.uint32))
+    cps.save(TierState(**fields))
+    assert cps.load(4, n) is not None
+    cps.save(TierState(**{**fields, **change}))   # (saved as given: the checksum is right)
+    with pytest.raises(CheckpointError, match="a state no solve leaves"):
+        cps.load(4, n)
+
+
 def test_a_file_the_program_did_not_write_is_never_replaced(tmp_path):
     cps = DirectoryStore(tmp_path, Board(3, 3)).checkpoints()
     path = resume_path(tmp_path, Board(3, 3), 2)
