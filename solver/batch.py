@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableSequence, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -54,7 +54,7 @@ from .fenlines import FenLines, read_fen_lines
 from .files import check_output, replace_file
 from .formats import Entry, PositionFormatError, read_file, write_fen
 from .pgn import Pick
-from .limits import Limits
+from .limits import Limits, total_memory
 from .oracle import Progress
 from .notation import Notation
 from .report import BoardResult, Report, SideResult, side_json
@@ -723,6 +723,15 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
     return summary
 
 
+def worker_options(options: Options, workers: int) -> Options:
+    """The options one of ``workers`` worker processes solves with: each reads its own copy of
+    the tables its searches probe, so without ``tables_memory`` the default (a quarter of the
+    machine, :class:`~solver.tablebase.Tablebase`) is shared among them, at least 1 GiB each."""
+    if not options.tables or options.tables_memory is not None:
+        return options
+    return replace(options, tables_memory=max(1 << 30, total_memory() // 4 // max(1, workers)))
+
+
 def _solve_all(todo: list[Job], jobs: int, live_view: Callable[[LiveArray], None] | None = None) -> Iterator[Solved]:
     """Results of the jobs as (index, record, cache rows), in the order of ``todo``.
     ``live_view(array)`` receives the shared array of the workers' live search status."""
@@ -739,6 +748,7 @@ def _solve_all(todo: list[Job], jobs: int, live_view: Callable[[LiveArray], None
         return
     ctx = multiprocessing.get_context("spawn")
     n = min(jobs, len(todo))
+    todo = [(i, entry, worker_options(options, n), known) for i, entry, options, known in todo]
     live = ctx.Array("d", n * LIVE_FIELDS, lock=False)
     if live_view is not None:
         live_view(live)

@@ -204,7 +204,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
                         "(classic rules)")
     p.add_argument("--tables-memory", type=_size, metavar="SIZE",
                    help="memory for the tiers of --tables that the search reads whole to probe at its leaves, e.g. 16G "
-                        "(default: a quarter of the machine, at least 1G)")
+                        "(default: a quarter of the machine, at least 1G; batch's worker processes share it, "
+                        "each reading its own copy)")
     p.add_argument("--threads", type=_whole(1, 256), metavar="N",
                    help="threads one search uses (default: every processor)")
 

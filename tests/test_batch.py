@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.batch import Options, interrupted, run_batch
+from solver.batch import Options, interrupted, run_batch, worker_options
 from solver.cache import Cache, CacheError
 from solver.cli import main
+from solver.limits import total_memory
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = sorted(str(p) for p in (ROOT / "positions").glob("*.txt")
@@ -321,3 +322,13 @@ def test_a_version_2_cache_forgets_its_exact_rows_moves_and_solves_them_again(tm
     db.close()
     assert main(common) == 0
     assert [r["solver"] for r in _lines(capsys.readouterr().out)] == ["cache"]
+
+
+def test_worker_processes_share_the_default_memory_for_the_tables_searches_read():
+    quarter = total_memory() // 4
+    tables = Options(tables="/tables")
+    assert worker_options(tables, 1).tables_memory == max(1 << 30, quarter)
+    assert worker_options(tables, 8).tables_memory == max(1 << 30, quarter // 8)   # not a quarter each
+    assert worker_options(tables, 10 ** 6).tables_memory == 1 << 30
+    assert worker_options(Options(tables="/tables", tables_memory=5 << 30), 8).tables_memory == 5 << 30
+    assert worker_options(Options(), 8) == Options()
