@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import threading
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -71,6 +72,20 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str] = (), is_ours: C
                           "(remove it or choose another name)")
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask. It can only be read by setting it (to 0) and back, and it is the
+    whole process's: every reader goes through this lock, so that a file written meanwhile on
+    another thread (a tier written behind while a checkpoint is saved) is never given mode 0666
+    from a umask read as 0 in between."""
+    with _UMASK_LOCK:
+        mask = os.umask(0)
+        os.umask(mask)
+    return mask
+
+
 def replace_file(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     """Write the text ``chunks`` to ``path`` whole or not at all (see the module docstring).
 
@@ -95,9 +110,7 @@ def replace_file(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     if st is not None:
         mode = stat.S_IMODE(st.st_mode)
     else:
-        mask = os.umask(0)
-        os.umask(mask)
-        mode = 0o666 & ~mask
+        mode = 0o666 & ~current_umask()
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)

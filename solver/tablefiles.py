@@ -41,6 +41,7 @@ from typing import IO, Any, Iterable
 import numpy as np
 
 from .board import Board
+from .files import current_umask
 from .rules import CLASSIC, Rules
 from .tableindex import TableError, dense_index
 from .tierresume import FileCheckpoints
@@ -115,8 +116,7 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
     head["checksum"] = f"crc32:{crc:08x}"
     # The temporary file is created exclusively (mkstemp: O_EXCL, a random name), so a name
     # planted beside the table, a symlink included, is never opened or written through.
-    mask = os.umask(0)
-    os.umask(mask)
+    mask = current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -45,6 +45,7 @@ from typing import IO, Any, Callable, Protocol
 
 import numpy as np
 
+from .files import current_umask
 from .tableindex import TableError
 
 LOGGER = logging.getLogger(__name__)
@@ -336,8 +337,7 @@ class FileCheckpoints:
         head["checksum"] = placeholder
         line = json.dumps(head).encode() + b"\n"
         at = len(MAGIC) + len(f" {FORMAT_VERSION}\n") + line.rindex(placeholder.encode()) + len("crc32:")
-        mask = os.umask(0)
-        os.umask(mask)
+        mask = current_umask()
         # created exclusively (O_EXCL, a random name): a name planted beside it is never written through
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)

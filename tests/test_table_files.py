@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import threading
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from solver import tablefiles
 from solver.board import Board
 from solver.cli import main
+from solver.files import current_umask
 from solver.tablebase import Tablebase
 from solver.tablebuild import build
 from solver.tablefiles import DirectoryStore, TierFile, tier_path, write_tier
@@ -205,3 +207,24 @@ def test_the_child_tier_is_let_go_after_the_scan(tmp_path):
     assert store._cache == {}
     build(board, tmp_path / "whole")
     assert codes.tobytes() == DirectoryStore(tmp_path / "whole", board).load(3).tobytes()
+
+
+def test_the_umask_read_on_several_threads_at_once_is_never_zero():
+    """Tier files are written behind on a thread while checkpoints are saved on another; each
+    reads the umask (by setting it to 0 and back): read unlocked, one could see the other's 0
+    and leave a file of mode 0666."""
+    old = os.umask(0o027)
+    try:
+        seen: set[int] = set()
+
+        def read() -> None:
+            seen.update(current_umask() for _ in range(20_000))
+
+        threads = [threading.Thread(target=read) for _ in range(3)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert seen == {0o027}
+    finally:
+        os.umask(old)
