@@ -76,10 +76,18 @@ _UMASK_LOCK = threading.Lock()
 
 
 def current_umask() -> int:
-    """The process's umask. It can only be read by setting it (to 0) and back, and it is the
-    whole process's: every reader goes through this lock, so that a file written meanwhile on
-    another thread (a tier written behind while a checkpoint is saved) is never given mode 0666
-    from a umask read as 0 in between."""
+    """The process's umask, read without changing it where Linux says it (``/proc/self/status``);
+    elsewhere it can only be read by setting it (to 0) and back, and it is the whole process's:
+    every reader goes through this lock, so that a file written meanwhile on another thread (a
+    tier written behind while a checkpoint is saved) is never given mode 0666 from a umask read
+    as 0 in between."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     with _UMASK_LOCK:
         mask = os.umask(0)
         os.umask(mask)
