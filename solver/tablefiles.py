@@ -36,7 +36,7 @@ import tempfile
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Any, Callable, Iterable
 
 import numpy as np
 
@@ -244,7 +244,8 @@ class DirectoryStore:
     hands the file to a thread and returns (the tier stays loadable from memory), so that writing
     a small tier (compression, fsync) overlaps solving the next; one file is written at a time, a
     save or :meth:`flush` waits for the one before and raises its error, and :meth:`has` of that
-    tier waits for it. Call :meth:`flush` when done. A larger tier is written at once (its
+    tier waits for it; its checkpoint (:meth:`checkpoints`), discarded meanwhile, goes only once
+    the file is written (and stays if the write fails). Call :meth:`flush` when done. A larger tier is written at once (its
     compressed blocks would be held beside the next tier's working set, and a tier that took
     hours is on disk when save returns)."""
 
@@ -256,6 +257,7 @@ class DirectoryStore:
         self._cache: dict[int, np.ndarray] = {}
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="tier-writer") if write_behind else None
         self._pending: tuple[int, Future[int]] | None = None
+        self._after: list[Callable[[], None]] = []   # done once the pending file is written
 
     def path(self, tier: int) -> Path:
         return tier_path(self.directory, self.board, tier)
@@ -302,13 +304,25 @@ class DirectoryStore:
         rules, index and table format as the tier files do."""
         return FileCheckpoints(lambda tier: resume_path(self.directory, self.board, tier),
                                {"board": board_name(self.board), "rules": self.rules.name,
-                                "index": self.index.fingerprint, "table_format": FORMAT_VERSION})
+                                "index": self.index.fingerprint, "table_format": FORMAT_VERSION},
+                               defer=self._after_write)
+
+    def _after_write(self, tier: int, fn: Callable[[], None]) -> bool:
+        """``fn`` kept for when tier ``tier``'s file, being written behind, is on disk (True), or
+        False when it is not being written (its checkpoint goes at once)."""
+        if self._pending is None or self._pending[0] != tier:
+            return False
+        self._after.append(fn)
+        return True
 
     def flush(self) -> None:
         """Wait for the file being written behind, if any; its error, if it failed, is raised here."""
         pending, self._pending = self._pending, None
+        after, self._after = self._after, []
         if pending is not None:
-            pending[1].result()
+            pending[1].result()   # (a failed write raises here: its tier's checkpoint stays)
+            for fn in after:
+                fn()
 
     def close(self) -> None:
         """:meth:`flush`, and the writing thread stopped."""

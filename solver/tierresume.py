@@ -201,9 +201,13 @@ class FileCheckpoints:
     """A checkpoint file per tier, at ``path_of(tier)``, its header carrying ``identity`` (what
     the store says the tier's file is: board, rules, index fingerprint...)."""
 
-    def __init__(self, path_of: Callable[[int], Path], identity: dict[str, Any]) -> None:
+    def __init__(self, path_of: Callable[[int], Path], identity: dict[str, Any],
+                 defer: Callable[[int, Callable[[], None]], bool] | None = None) -> None:
         self.path_of = path_of
         self.identity = dict(identity)
+        # defer(tier, discard): True when the tier's file is still being written, the store then
+        # calling discard() once it is on disk (never, if the write fails: the checkpoint stays)
+        self.defer = defer
 
     def where(self, tier: int) -> str:
         return str(self.path_of(tier))
@@ -371,7 +375,10 @@ class FileCheckpoints:
         return str(path)
 
     def discard(self, tier: int) -> None:
-        """Remove the tier's checkpoint (its tier is saved); a file this program did not write stays."""
+        """Remove the tier's checkpoint (its tier is saved; once its file is written, when the
+        store writes it behind); a file this program did not write stays."""
+        if self.defer is not None and self.defer(tier, lambda: self.discard(tier)):
+            return
         if self.is_ours(tier):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path_of(tier))

@@ -17,11 +17,12 @@ from solver.cli import main
 from solver.files import current_umask
 from solver.tablebase import Tablebase
 from solver.tablebuild import build
-from solver.tablefiles import DirectoryStore, TierFile, tier_path, write_tier
+from solver.tablefiles import DirectoryStore, TierFile, resume_path, tier_path, write_tier
 from solver.tablegame import AtaxxGame
 from solver.tableindex import TableError, dense_index
 from solver.rules import CLASSIC
 from solver.tiersolver import TierSolver
+from solver.tierresume import TierState
 
 
 def test_write_tier_never_follows_a_symlink_planted_at_its_temporary_name(tmp_path):
@@ -228,3 +229,30 @@ def test_the_umask_read_on_several_threads_at_once_is_never_zero():
         assert seen == {0o027}
     finally:
         os.umask(old)
+
+
+def test_a_checkpoint_discarded_while_its_tier_is_written_behind_goes_once_the_file_is_written(tmp_path, monkeypatch):
+    board = Board(2, 3)
+    codes = np.zeros(dense_index(board).tier_size(2), np.uint16)
+    state = TierState(2, codes.shape[0], 0, codes.copy(), np.zeros(codes.shape[0], np.uint8), np.zeros(0, np.int64),
+                      np.zeros(0, np.int64), 0, 0)
+    release = threading.Event()
+    write = tablefiles.write_tier
+    monkeypatch.setattr(tablefiles, "write_tier", lambda *a: release.wait(10) and write(*a))
+    store = DirectoryStore(tmp_path, board, write_behind=True)
+    cps = store.checkpoints()
+    cps.save(state)
+    store.save(2, codes)       # behind, held until released
+    cps.discard(2)             # (the solver's, as save returns)
+    assert resume_path(tmp_path, board, 2).exists() and not tier_path(tmp_path, board, 2).exists()
+    release.set()
+    store.flush()
+    assert tier_path(tmp_path, board, 2).exists() and not resume_path(tmp_path, board, 2).exists()
+    # a write that fails keeps the checkpoint
+    cps.save(state)
+    monkeypatch.setattr(tablefiles, "write_tier", lambda *a: (_ for _ in ()).throw(OSError(28, "No space left")))
+    store.save(2, codes)
+    cps.discard(2)
+    with pytest.raises(OSError):
+        store.close()
+    assert resume_path(tmp_path, board, 2).exists()
