@@ -129,9 +129,11 @@ def write_tier(path: Path, board: Board, rules: Rules, tier: int, codes: np.ndar
             os.fchmod(fh.fileno(), 0o666 & ~mask)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:   # (a full disk: the table's name said)
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     return path.stat().st_size
 

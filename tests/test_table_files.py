@@ -256,3 +256,15 @@ def test_a_checkpoint_discarded_while_its_tier_is_written_behind_goes_once_the_f
     with pytest.raises(OSError):
         store.close()
     assert resume_path(tmp_path, board, 2).exists()
+
+
+def test_a_tier_that_cannot_be_written_is_one_line_naming_its_file(tmp_path, capsys, monkeypatch):
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["tables", "build", "2x3", "--dir", str(tmp_path), "--jobs", "1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"ataxx-solve: cannot write {tier_path(tmp_path, Board(2, 3), 0)}: No space left on device"
+    assert "Traceback" not in "\n".join(err) and not list(tmp_path.glob("*.atb"))
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
