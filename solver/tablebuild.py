@@ -94,7 +94,8 @@ def _build(game: AtaxxGame, directory: Path, store: DirectoryStore, executor: Ex
         if not store.path(t).exists():
             checkpoints.check(t)
     directory.mkdir(parents=True, exist_ok=True)
-    if any(game.tier_size(t) >= LEAN_ABOVE for t in tiers if not store.has(t)):
+    lean = any(game.tier_size(t) >= LEAN_ABOVE for t in tiers if not store.has(t))
+    if lean:
         give_back_freed_memory()
     # on a cluster, each worker keeps, scans and resolves a range of each tier (the routed
     # resolution: no checkpoint within a tier there); in threads, a front's un-moves are worth
@@ -103,6 +104,8 @@ def _build(game: AtaxxGame, directory: Path, store: DirectoryStore, executor: Ex
     if isinstance(executor, DaskExecutor):
         solver = RoutedTierSolver(game, store, executor, chunk_size=chunk_size or DEFAULT_CHUNK,
                                   progress=progress, should_stop=should_stop)
+        if lean:   # (the workers hold the tier's ranges)
+            solver.give_back_freed_memory()
     else:
         solver = TierSolver(game, store, executor=executor, chunk_size=chunk_size or DEFAULT_CHUNK,
                             progress=progress, should_stop=should_stop, checkpoints=checkpoints,

@@ -56,6 +56,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import engine
+from .allocator import give_back_freed_memory
 from .cluster import ClusterError, DaskExecutor
 from .tierexec import scan_chunk
 from .tiergame import TierGame, TierSolverError, unmoves
@@ -308,6 +309,11 @@ class RoutedTierSolver(TierSolver):
         addresses = sorted(workers)
         most = max((int(workers[a].get("nthreads", 1)) for a in addresses), default=0)
         return [a for r in range(most) for a in addresses if int(workers[a].get("nthreads", 1)) > r]
+
+    def give_back_freed_memory(self) -> bool:
+        """Every worker's allocator told to give freed memory back at once
+        (:mod:`solver.allocator`: the workers hold the tier's ranges); True when all took it."""
+        return all(self.client.run(give_back_freed_memory).values())
 
     def worker_cpu(self) -> float:
         """The CPU seconds of the workers' processes so far (summed)."""

@@ -93,3 +93,18 @@ def test_a_large_tier_makes_the_build_give_freed_memory_back(tmp_path, monkeypat
     monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 60)   # 2 x 3 has tiers of 71 numbers
     build(Board(2, 3), tmp_path / "large")
     assert asked == [True]
+
+
+def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_path, monkeypatch):
+    """On a cluster the workers hold the tier's ranges (solver.tierdist): their allocators are
+    told too, not only the driver's (left alone here: the driver is this test process)."""
+    pytest.importorskip("distributed")
+    from solver.cluster import LocalDaskCluster
+
+    monkeypatch.setattr(tablebuild, "give_back_freed_memory", lambda: True)
+    monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 60)   # 2 x 3 has tiers of 71 numbers
+    with LocalDaskCluster(1) as executor:
+        told = lambda: __import__("solver.allocator").allocator._lean  # noqa: E731
+        assert list(executor.client.run(told).values()) == [False]
+        build(Board(2, 3), tmp_path, executor=executor)
+        assert list(executor.client.run(told).values()) == [True]
