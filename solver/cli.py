@@ -1080,7 +1080,8 @@ def _add_tables(commands: _Commands) -> None:
                                                    "tier is solved from the one below it, built or there)")
     p.add_argument("--checkpoint-minutes", type=_whole(0, 100_000), default=10, metavar="M",
                    help="save the state of the tier under way in DIR (BOARD-eNN.resume) at most every M minutes "
-                        "(default 10; 0: at every step) and when stopped; the same command resumes from it")
+                        "(default 10; 0: at every step) and when stopped; the same command resumes from it "
+                        "(not with --cluster)")
     p = action("check", _tables_check, "verify every stored value of a board against the moves",
                board=True, executor=True)
     p.add_argument("--tiers", metavar="A-B", help="only the tiers from A to B (numbers of empty squares)")
@@ -1138,7 +1139,7 @@ def _tables_build(args: argparse.Namespace) -> int:
         _tables_say(printable(f"--dir: {args.dir}: not a directory (a build writes its tables into a directory)"))
         return EXIT_INPUT
     tiers = _tier_range(args.parser, args.tiers, dense_index(board).n) if args.tiers is not None else None
-    plan = plan_build(board, args.dir, tiers)
+    plan = plan_build(board, args.dir, tiers, checkpoints=args.cluster is None)
     budget = args.max_memory or default_memory_budget()
     if plan.memory > budget and not args.force:
         _tables_say(printable(f"{plan.describe()}: more memory than the budget of {bytes_text(budget)} "

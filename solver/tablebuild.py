@@ -114,6 +114,9 @@ def _build(game: AtaxxGame, directory: Path, store: DirectoryStore, executor: Ex
         solver.distribute_above = LOCAL_DISTRIBUTE_ABOVE
     report = solver.solve(tiers)
     store.flush()
+    if isinstance(solver, RoutedTierSolver):   # (a checkpoint left by a build in one process: its tier is written)
+        for done in report.tiers:
+            checkpoints.discard(done.tier)
     disk = sum(store.path(t).stat().st_size for t in tiers)
     return BuildReport(board, [t.tier for t in report.tiers], report.skipped, report.positions,
                        sum(store.index.tier_size(t) for t in tiers),
@@ -168,10 +171,10 @@ class BuildPlan:
         if not self.tiers:
             return f"{board_name(self.board)}: every tier is already built"
         resume = "".join(f"; tier {t} resumes from its checkpoint" for t in self.resume)
+        split = (f" ({bytes_text(self.disk - self.checkpoint_disk)} of tables, {bytes_text(self.checkpoint_disk)} of "
+                 "checkpoints while a tier is built)" if self.checkpoint_disk else "")
         return (f"{board_name(self.board)}: {len(self.tiers)} tier{'s' if len(self.tiers) != 1 else ''} to build, {self.entries:,} entries; needs about "
-                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk "
-                f"({bytes_text(self.disk - self.checkpoint_disk)} of tables, {bytes_text(self.checkpoint_disk)} of "
-                f"checkpoints while a tier is built) and "
+                f"{bytes_text(self.memory)} of memory (tier {self.worst_tier}), {bytes_text(self.disk)} of disk{split} and "
                 f"{seconds_text(self.cpu_seconds)} of CPU ({self.cpu_seconds / self.entries * 1e6:.2f} us a number)"
                 f"{resume}")
 
@@ -189,9 +192,12 @@ def seconds_text(t: float) -> str:
     return f"{t / 3600:,.1f} hours" if t >= 3600 else f"{t / 60:.1f} minutes" if t >= 60 else f"{t:.1f} s"
 
 
-def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = None) -> BuildPlan:
+def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = None,
+               checkpoints: bool = True) -> BuildPlan:
     """What :func:`build` of ``board`` (or of its ``tiers``) into ``directory`` will need (the
-    tiers whose files are there are not built again). Reads nothing but the names of the files."""
+    tiers whose files are there are not built again; ``checkpoints`` False: a build on a
+    cluster, which neither writes nor resumes from checkpoints). Reads nothing but the names of
+    the files."""
     index = dense_index(board)
     tiers = [t for t in (range(index.n + 1) if tiers is None else sorted(tiers))
              if not tier_path(Path(directory), board, t).exists()]
@@ -199,10 +205,10 @@ def plan_build(board: Board, directory: str | Path, tiers: list[int] | None = No
     need = {t: BASE_BYTES + WORKING_BYTES * index.tier_size(t) + (2 * index.tier_size(t - 1) if t else 0)
             for t in tiers}
     worst = max(need, key=lambda t: need[t]) if need else None
-    checkpoints = 2 * CHECKPOINT_BYTES * max((index.tier_size(t) for t in tiers), default=0)
+    saves = 2 * CHECKPOINT_BYTES * max((index.tier_size(t) for t in tiers), default=0) if checkpoints else 0
     return BuildPlan(board, tiers, entries, need[worst] if worst is not None else 0, worst,
-                     int(entries * DISK_BYTES_PER_ENTRY) + checkpoints, entries * cpu_per_number(index.size),
-                     checkpoints, [t for t in tiers if resume_path(Path(directory), board, t).exists()])
+                     int(entries * DISK_BYTES_PER_ENTRY) + saves, entries * cpu_per_number(index.size),
+                     saves, [t for t in tiers if checkpoints and resume_path(Path(directory), board, t).exists()])
 
 
 # -- where it runs ---------------------------------------------------------------------------------

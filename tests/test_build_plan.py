@@ -1,13 +1,15 @@
 """What a tablebase build needs, said before it starts; a build beyond the memory budget refused."""
 
+import numpy as np
 import pytest
 
 from solver.board import Board
 from solver.cli import main
 from solver import tablebuild
 from solver.tablebuild import BASE_BYTES, CHECKPOINT_BYTES, WORKING_BYTES, build, plan_build
-from solver.tablefiles import tier_path
+from solver.tablefiles import DirectoryStore, resume_path, tier_path
 from solver.tableindex import dense_index
+from solver.tierresume import TierState
 
 
 def test_the_plan_of_a_build(tmp_path):
@@ -103,8 +105,18 @@ def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_
 
     monkeypatch.setattr(tablebuild, "give_back_freed_memory", lambda: True)
     monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 60)   # 2 x 3 has tiers of 71 numbers
+    # a checkpoint left by a build in one process: the cluster neither resumes from it nor leaves it
+    board = Board(2, 3)
+    n = dense_index(board).tier_size(5)
+    store = DirectoryStore(tmp_path, board)
+    store.checkpoints().save(TierState(5, n, 0, np.zeros(n, np.uint16), np.zeros(n, np.uint8),
+                                       np.zeros(0, np.int64), np.zeros(0, np.int64), 0, 0))
+    assert plan_build(board, tmp_path).resume == [5]
+    plan = plan_build(board, tmp_path, checkpoints=False)
+    assert plan.resume == [] and plan.checkpoint_disk == 0 and "checkpoint" not in plan.describe()
     with LocalDaskCluster(1) as executor:
         told = lambda: __import__("solver.allocator").allocator._lean  # noqa: E731
         assert list(executor.client.run(told).values()) == [False]
-        build(Board(2, 3), tmp_path, executor=executor)
+        build(board, tmp_path, executor=executor)
         assert list(executor.client.run(told).values()) == [True]
+    assert not resume_path(tmp_path, board, 5).exists() and tier_path(tmp_path, board, 5).exists()
