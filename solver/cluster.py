@@ -23,6 +23,7 @@ Dask is imported only here, and only when a cluster is asked for.
 from __future__ import annotations
 
 import logging
+import os
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar
 
@@ -80,9 +81,13 @@ class LocalDaskCluster:
                          processes=True, dashboard_address=None)
         self.cluster: Any = None  # distributed.LocalCluster
         self.client: Any = None   # distributed.Client
+        self._environ: dict[str, str] | None = None  # this process's environment before the cluster
 
     def __enter__(self) -> DaskExecutor:
         distributed = _dask()
+        # Dask's nannies set variables for their workers (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS,
+        # ...) in this process's environment: put back as they were when the cluster closes
+        self._environ = dict(os.environ)
         self.cluster = distributed.LocalCluster(**self.args)
         self.client = distributed.Client(self.cluster)
         return DaskExecutor(self.client)
@@ -92,6 +97,10 @@ class LocalDaskCluster:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        if self._environ is not None:
+            os.environ.clear()
+            os.environ.update(self._environ)
+            self._environ = None
         return False
 
 

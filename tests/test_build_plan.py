@@ -1,5 +1,7 @@
 """What a tablebase build needs, said before it starts; a build beyond the memory budget refused."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -114,9 +116,11 @@ def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_
     assert plan_build(board, tmp_path).resume == [5]
     plan = plan_build(board, tmp_path, checkpoints=False)
     assert plan.resume == [] and plan.checkpoint_disk == 0 and "checkpoint" not in plan.describe()
+    environ = dict(os.environ)
     with LocalDaskCluster(1) as executor:
         told = lambda: __import__("solver.allocator").allocator._lean  # noqa: E731
         assert list(executor.client.run(told).values()) == [False]
         build(board, tmp_path, executor=executor)
         assert list(executor.client.run(told).values()) == [True]
     assert not resume_path(tmp_path, board, 5).exists() and tier_path(tmp_path, board, 5).exists()
+    assert dict(os.environ) == environ  # what Dask's nannies set for their workers is not left here
