@@ -53,9 +53,10 @@ class BuildReport:
 
 
 LOCAL_DISTRIBUTE_ABOVE = 1024
-# from a tier of this many numbers on, freed memory goes back to the system at once
-# (:mod:`solver.allocator`): less memory at the peak (4.3 bytes a number instead of 4.7 to 5.4 on
-# tier 4 of 4 x 5, before the writer's copy went), for some system time
+# a build with a tier of this many numbers or more to solve has freed memory go back to the system
+# at once, from its start (:mod:`solver.allocator`; the setting is for the whole process, so the
+# small tiers before pay its system time too): less memory at the peak (4.3 bytes a number instead
+# of 4.7 to 5.4 on tier 4 of 4 x 5, before the writer's copy went)
 LEAN_ABOVE = 1 << 24
 CHECKPOINT_SECONDS = 600.0   # a tier's state saved at most every 10 minutes (and when stopped)
 
