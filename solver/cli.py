@@ -1117,6 +1117,24 @@ def _tables_say(text: str) -> None:
     _say(f"ataxx-solve tables: {text}")
 
 
+def build_stop_handler(stop: list[int], directory: str) -> Callable[[int, object], None]:
+    """The signal handler of a build: the first Ctrl-C or SIGTERM is put in ``stop`` (the solver
+    stops at the end of its step and saves the tier's state) and said at once, as a step of a
+    large tier can take minutes; a second one stops the process at once (exit 130 or 143),
+    keeping the tiers built and the last checkpoint."""
+    def asked(signum: int, frame: object) -> None:
+        stop.append(signum)
+        if len(stop) == 1:
+            os.write(2, b"\nataxx-solve tables: stopping at the end of this step, then saving the tier's state "
+                        b"(a step of a large tier can take minutes); Ctrl-C again stops at once, keeping the "
+                        b"tiers built and the last checkpoint\n")
+            return
+        os.write(2, (f"ataxx-solve tables: stopped at once; the finished tiers and the last checkpoint are in "
+                     f"{printable(directory)}: run the same command again to resume\n").encode())
+        os._exit(EXIT_TERMINATED if signal.SIGTERM in stop else EXIT_INTERRUPTED)
+    return asked
+
+
 def _with_executor(args: argparse.Namespace, work: Callable[[Executor, _TierBars], int], ntiers: int) -> int:
     """``work(executor, bars)`` on the threads or the cluster of ``--jobs``/``--cluster``; a cluster
     that cannot start or a table that cannot be used is one line and exit status 2."""
@@ -1149,10 +1167,12 @@ def _tables_build(args: argparse.Namespace) -> int:
         _tables_say(printable(plan.describe()))
 
     def work(executor: Executor, bars: _TierBars) -> int:
-        # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut)
+        # Ctrl-C or SIGTERM asks the solver to stop at its next step (a compiled call is never cut),
+        # saying so at once (a step of a large tier can take minutes); a second one stops now,
+        # keeping the tiers built and the last checkpoint
         stop: list[int] = []
-        previous = {sig: signal.signal(sig, lambda signum, frame: stop.append(signum))
-                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        asked = build_stop_handler(stop, args.dir)
+        previous = {sig: signal.signal(sig, asked) for sig in (signal.SIGINT, signal.SIGTERM)}
         t = time.perf_counter()
         try:
             report = build(board, args.dir, executor=executor, progress=bars, should_stop=lambda: bool(stop),

@@ -4,6 +4,7 @@ written whole and refused when it is not its tier's; a resumed tier is byte-iden
 
 import hashlib
 import signal
+import os
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ import pytest
 
 import solver.tierresume as tierresume
 from solver.board import Board
-from solver.cli import main
+from solver.cli import build_stop_handler, main
 from solver.tablebuild import CHECKPOINT_BYTES, build, plan_build
 from solver.tablefiles import DirectoryStore, board_name, parse_board_name, resume_path, tier_path
 from solver.tablegame import AtaxxGame
@@ -373,3 +374,28 @@ def test_ctrl_c_in_a_real_process_checkpoints_and_the_same_command_resumes(tmp_p
     assert again.returncode == 0 and " resumed from its checkpoint: " in again.stdout, again.stderr
     assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in whole.iterdir())
     assert all((d / p.name).read_bytes() == p.read_bytes() for p in whole.iterdir())
+
+
+
+def test_ctrl_c_says_at_once_what_it_will_do_and_a_second_one_stops_now(capfd, monkeypatch):
+    """A step of a large tier can take minutes: the first Ctrl-C says the build stops at the end
+    of the step; a second one stops the process at once (exit 130; 143 after a SIGTERM)."""
+    def exits(code):
+        raise SystemExit(code)
+
+    monkeypatch.setattr(os, "_exit", exits)
+    stop = []
+    asked = build_stop_handler(stop, "tables/")
+    asked(signal.SIGINT, None)
+    assert stop == [signal.SIGINT]
+    assert capfd.readouterr().err == ("\nataxx-solve tables: stopping at the end of this step, then saving the tier's "
+                                      "state (a step of a large tier can take minutes); Ctrl-C again stops at once, "
+                                      "keeping the tiers built and the last checkpoint\n")
+    with pytest.raises(SystemExit, match="130"):
+        asked(signal.SIGINT, None)
+    assert capfd.readouterr().err == ("ataxx-solve tables: stopped at once; the finished tiers and the last checkpoint "
+                                      "are in tables/: run the same command again to resume\n")
+    terminated = build_stop_handler([], "tables/")
+    terminated(signal.SIGTERM, None)
+    with pytest.raises(SystemExit, match="143"):
+        terminated(signal.SIGINT, None)
