@@ -179,6 +179,22 @@ class TierSolver:
         return [tk.apply_owned(owners[0][0], owners[-1][1], ev, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt),
                 *([none] * (len(owners) - 1))]
 
+    def _settle_events(self, owners: list[tuple[int, int]], events: list[np.ndarray], d: int, none: np.ndarray,
+                       no_start: np.ndarray, code: np.ndarray, cnt: np.ndarray, ov_pos: np.ndarray,
+                       ov_cnt: np.ndarray, outs: list[list[np.ndarray]]) -> None:
+        """A step's events settled in slices of equal size on the apply threads (each slice
+        within one owner's events, its settled positions added to that owner's list)."""
+        tk = engine.tier_kernels
+        total = sum(e.shape[0] for e in events)
+        size = max(1, -(-total // max(1, self.apply_threads)))
+        jobs, whose = [], []
+        for t, ((lo, hi), ev) in enumerate(zip(owners, events)):
+            for a in range(0, ev.shape[0], size):
+                jobs.append((lo, hi, ev[a:a + size], d, none, no_start, none, code, cnt, ov_pos, ov_cnt))
+                whose.append(t)
+        for t, settled in zip(whose, self._run(tk.apply_owned, jobs, True)):
+            outs[t].append(settled)
+
     def solve_tier(self, tier: int) -> tuple[np.ndarray, TierReport]:
         """(codes, TierReport) of one tier; its child tiers must be in the store.
 
@@ -323,6 +339,13 @@ class TierSolver:
                     d0 = d
                 events = [ev[ds[d - d0]:ds[d - d0 + 1]] for ev, ds in window] if window else [no_events for _ in owners]
                 big = front.shape[0] + sum(e.shape[0] for e in events) > self.parallel_above
+                if big and sum(e.shape[0] for e in events) > self.parallel_above:
+                    # the step's events first, shared out evenly over the threads (an event settles
+                    # its own position only, so any split of an owner's events is safe; split by
+                    # owner alone, a step whose events fall in one range ran on one thread, for
+                    # 25 minutes on 5 x 5 tier 4), and before the un-moves of its front start
+                    self._settle_events(owners, events, d, no_events, no_start, code, cnt, ov_pos, ov_cnt, outs)
+                    events = [no_events for _ in owners]
                 parts = parents_of(front) if front.shape[0] else [(no_start, no_events)]
                 offset = 0
                 for pstart, parents in parts:
@@ -338,7 +361,7 @@ class TierSolver:
                 # the next front: each owner's settled positions copied into it (freed as they
                 # go), then, when they came in parts, sorted in place within its owner's segment
                 sizes = [sum(r.shape[0] for r in o) for o in outs]
-                several = len(outs[0]) > 1
+                several = any(len(o) > 1 for o in outs)  # (owners may have come in different numbers of parts)
                 front = np.empty(sum(sizes), idx)
                 segs = []
                 at = 0
