@@ -315,7 +315,7 @@ class Tablebase:
         key = (board.rows, board.cols, board.blocks, max_bytes)
         held = self.tiers_held(board)
         wanted = held if below is None else min(held, max(below, 1))
-        old = made.get(key, ())
+        old = made.get(key)
         asked = self._search_asked.get(key, 0)
         # made again only when more tiers are wanted than were asked for and the last one asked
         # for was read (when the memory cut it short, more tiers asked for would not be read)
