@@ -36,6 +36,7 @@ from .tierstore import TierStore
 
 LOGGER = logging.getLogger(__name__)
 MIN_CHUNK = 1 << 14   # the least chunk of a scan (a small tier's chunks are cut down to it)
+SMALL_TIER = 1 << 22  # a tier of at most this many numbers lists all its levels' events at once
 
 # -- solving ---------------------------------------------------------------------------------------
 
@@ -288,23 +289,38 @@ class TierSolver:
             return TierState(tier, n, n, code, cnt, ov_pos, ov_cnt, kmax, settled, k, d, hist, front,
                              rep.positions, rep.max_front, rep.max_window)
 
+        # a small tier: every level's finished games and events listed in one pass, not a census
+        # and a window of the whole tier for each level (the same lists: at a level's start its
+        # events are those of positions still unresolved)
+        listed = (self._run(tk.all_levels, [(lo, hi, code, cnt, no_events) for lo, hi in owners], True)
+                  if self.window_events is None and n <= SMALL_TIER else None)
         for k in range(kmax if resumed is None else resumed[0], -1, -1):
+            d1 = 0                          # the window of depths whose events are loaded: .. d1 - 1
+            window: list = []
             if resumed is not None:   # resumed at depth d of this level
                 assert resumed[2] is not None and resumed[3] is not None
                 d, hist, front = resumed[1], resumed[2], resumed[3]
                 resumed = None
             else:
-                census = self._run(tk.level_census, [(k, lo, hi, code, cnt, no_events) for lo, hi in owners], True)
-                front = np.concatenate([terms for terms, _ in census])
+                if listed is not None:
+                    front = np.concatenate([terms[tstart[k]:tstart[k + 1]] for terms, tstart, _, _ in listed])
+                    got = [tk.level_events(k, ev, estart, cnt) for _, _, ev, estart in listed]
+                    window = [(ev, ds) for ev, ds, _ in got]
+                    hist = np.sum([h for _, _, h in got], axis=0)
+                    d0, d1 = 0, tk.DEPTH_INF
+                    rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in window))
+                    del got
+                else:
+                    census = self._run(tk.level_census, [(k, lo, hi, code, cnt, no_events) for lo, hi in owners],
+                                       True)
+                    front = np.concatenate([terms for terms, _ in census])
+                    hist = np.sum([h for _, h in census], axis=0)
+                    del census
                 rep.max_front = max(rep.max_front, front.shape[0])
-                hist = np.sum([h for _, h in census], axis=0)
                 d = 0
-                del census
                 steps.boundary(resolving)
             depths = np.flatnonzero(hist)   # the depths with events (some may be settled before)
             p = int(np.searchsorted(depths, d))   # (the depths before d are done)
-            d1 = 0                          # the window of depths whose events are loaded: .. d1 - 1
-            window: list = []
             while front.shape[0] or p < depths.shape[0]:
                 if front.shape[0] == 0:
                     d = max(d, int(depths[p]))

@@ -40,6 +40,16 @@ def test_the_codes_are_those_of_the_solver_before(board, kw):
     assert digest(store) == DIGESTS[board]
 
 
+@pytest.mark.parametrize("board", list(DIGESTS), ids=repr)
+def test_a_census_of_each_level_gives_the_codes_of_the_lists_of_a_small_tier(board, monkeypatch):
+    # a small tier lists every level's events in one pass; a large one takes a census of the
+    # whole tier at each level and loads windows of depths: both give the same codes
+    monkeypatch.setattr("solver.tiersolver.SMALL_TIER", 0)
+    store = MemoryStore()
+    TierSolver(AtaxxGame(board), store, apply_threads=2, parallel_above=64).solve()
+    assert digest(store) == DIGESTS[board]
+
+
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_a_small_tier_is_scanned_in_chunks_for_every_worker(workers):
     solver = TierSolver(AtaxxGame(Board(2, 3)), MemoryStore(), executor=LocalExecutor(workers), chunk_size=1 << 18)

@@ -296,6 +296,73 @@ def window_events(k, lo, hi, d0, d1, code, cnt, like):
 
 
 @njit(cache=True, nogil=True)
+def all_levels(lo, hi, code, cnt, like):
+    """Every level's finished games and events in numbers lo .. hi - 1 in one pass (a small
+    tier's, instead of a census and a window for each level; the events of a position settled
+    later are kept, and :func:`level_events` drops them): the finished games sorted by level
+    then number and where level k starts (``tstart[k]``), the events sorted by level, depth
+    and number and where level k and depth d start (``estart[k * (DEPTH_INF + 1) + d]``); of
+    the dtype of ``like``."""
+    width = DEPTH_INF + 1
+    tstart = np.zeros(VALUE_BIAS + 1, np.int64)
+    estart = np.zeros(VALUE_BIAS * width + 1, np.int64)
+    for i in range(lo, hi):
+        c = code[i]
+        if c == NO_POSITION or (c & DEPTH_INF) == DEPTH_INF:
+            continue
+        k = abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS)
+        if cnt[i] == 0:
+            if (c & DEPTH_INF) == 0:
+                tstart[k + 1] += 1
+        elif is_event(k, c):
+            estart[k * width + np.int64(c & DEPTH_INF) + 1] += 1
+    for j in range(VALUE_BIAS):
+        tstart[j + 1] += tstart[j]
+    for j in range(VALUE_BIAS * width):
+        estart[j + 1] += estart[j]
+    terms = np.empty(tstart[VALUE_BIAS], like.dtype)
+    events = np.empty(estart[VALUE_BIAS * width], like.dtype)
+    tfill = tstart[:-1].copy()
+    efill = estart[:-1].copy()
+    for i in range(lo, hi):
+        c = code[i]
+        if c == NO_POSITION or (c & DEPTH_INF) == DEPTH_INF:
+            continue
+        k = abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS)
+        if cnt[i] == 0:
+            if (c & DEPTH_INF) == 0:
+                terms[tfill[k]] = i
+                tfill[k] += 1
+        elif is_event(k, c):
+            j = k * width + np.int64(c & DEPTH_INF)
+            events[efill[j]] = i
+            efill[j] += 1
+    return terms, tstart, events, estart
+
+
+@njit(cache=True, nogil=True)
+def level_events(k, events, estart, cnt):
+    """Level k's events from :func:`all_levels` whose positions are still unresolved, as
+    :func:`window_events` gives them for depths 0 .. DEPTH_INF - 1 (the positions, where each
+    depth starts), and the number at each depth (as :func:`level_census`)."""
+    width = DEPTH_INF + 1
+    hist = np.zeros(width, np.int64)
+    dstart = np.zeros(width, np.int64)
+    out = np.empty(estart[(k + 1) * width] - estart[k * width], events.dtype)
+    tail = 0
+    for d in range(DEPTH_INF):
+        dstart[d] = tail
+        for y in range(estart[k * width + d], estart[k * width + d + 1]):
+            s = events[y]
+            if cnt[s] != 0:
+                out[tail] = s
+                tail += 1
+        hist[d] = tail - dstart[d]
+    dstart[DEPTH_INF] = tail
+    return out[:tail].copy(), dstart, hist
+
+
+@njit(cache=True, nogil=True)
 def settle_packed(s, w, d, code, cnt, ov_pos, ov_cnt, out, tail):
     """The rule of :func:`settle` on the tier solver's three bytes a number (:func:`summarise`):
     a child of position s resolved with value w (its mover's side) at depth d; a position
