@@ -165,24 +165,24 @@ class TierSolver:
 
     def _apply(self, owners: list[tuple[int, int]], events: list[np.ndarray] | None, d: int, front: np.ndarray,
                pstart: np.ndarray, parents: np.ndarray, code: np.ndarray, cnt: np.ndarray, ov_pos: np.ndarray,
-               ov_cnt: np.ndarray, parallel: bool) -> list[np.ndarray]:
+               ov_cnt: np.ndarray, parallel: bool, ordered: bool) -> list[np.ndarray]:
         """One part of a step applied (:func:`tier_kernels.apply_owned`): each owner's settled
         positions. A small step is one call on this thread owning the whole tier (each owner reads
         every parent: one reading instead of one per owner); its positions are the first owner's
-        (the next front is the owners' lists one after the other, and the whole tier's is sorted)."""
+        (the next front is the owners' lists one after the other; with ``ordered``, each sorted)."""
         tk = engine.tier_kernels
         none = front[:0]
         if parallel or len(owners) == 1:
             return self._run(tk.apply_owned, [(lo, hi, events[t] if events is not None else none, d, front, pstart,
-                                               parents, code, cnt, ov_pos, ov_cnt)
+                                               parents, code, cnt, ov_pos, ov_cnt, ordered)
                                               for t, (lo, hi) in enumerate(owners)], parallel)
         ev = np.concatenate(events) if events is not None else none
-        return [tk.apply_owned(owners[0][0], owners[-1][1], ev, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt),
-                *([none] * (len(owners) - 1))]
+        return [tk.apply_owned(owners[0][0], owners[-1][1], ev, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt,
+                               ordered), *([none] * (len(owners) - 1))]
 
     def _settle_events(self, owners: list[tuple[int, int]], events: list[np.ndarray], d: int, none: np.ndarray,
                        no_start: np.ndarray, code: np.ndarray, cnt: np.ndarray, ov_pos: np.ndarray,
-                       ov_cnt: np.ndarray, outs: list[list[np.ndarray]]) -> None:
+                       ov_cnt: np.ndarray, outs: list[list[np.ndarray]], ordered: bool) -> None:
         """A step's events settled in slices of equal size on the apply threads (each slice
         within one owner's events, its settled positions added to that owner's list)."""
         tk = engine.tier_kernels
@@ -191,7 +191,7 @@ class TierSolver:
         jobs, whose = [], []
         for t, ((lo, hi), ev) in enumerate(zip(owners, events)):
             for a in range(0, ev.shape[0], size):
-                jobs.append((lo, hi, ev[a:a + size], d, none, no_start, none, code, cnt, ov_pos, ov_cnt))
+                jobs.append((lo, hi, ev[a:a + size], d, none, no_start, none, code, cnt, ov_pos, ov_cnt, ordered))
                 whose.append(t)
         for t, settled in zip(whose, self._run(tk.apply_owned, jobs, True)):
             outs[t].append(settled)
@@ -292,8 +292,12 @@ class TierSolver:
         # a small tier: every level's finished games and events listed in one pass, not a census
         # and a window of the whole tier for each level (the same lists: at a level's start its
         # events are those of positions still unresolved)
+        small = n <= SMALL_TIER
         listed = (self._run(tk.all_levels, [(lo, hi, code, cnt, no_events) for lo, hi in owners], True)
-                  if self.window_events is None and n <= SMALL_TIER else None)
+                  if self.window_events is None and small else None)
+        # a large tier's fronts are sorted, so that a step reads their codes in order; a small
+        # one's, in cache, are left in the order they settled (the codes are the same)
+        ordered = not small
         for k in range(kmax if resumed is None else resumed[0], -1, -1):
             d1 = 0                          # the window of depths whose events are loaded: .. d1 - 1
             window: list = []
@@ -340,7 +344,7 @@ class TierSolver:
                         got = self._run(tk.window_events, [(k, a, b, d, d + 1, code, cnt, no_events) for a, b in cuts], True)
                         rep.max_window = max(rep.max_window, sum(ev.shape[0] for ev, _ in got))
                         res = self._run(tk.apply_owned, [(lo, hi, ev, d, no_events, no_start, no_events, code, cnt,
-                                                          ov_pos, ov_cnt)
+                                                          ov_pos, ov_cnt, ordered)
                                                          for (lo, hi), (ev, _) in zip(owners, got)], True)
                         for t, r in enumerate(res):
                             outs[t].append(r)
@@ -360,7 +364,8 @@ class TierSolver:
                     # its own position only, so any split of an owner's events is safe; split by
                     # owner alone, a step whose events fall in one range ran on one thread, for
                     # 25 minutes on 5 x 5 tier 4), and before the un-moves of its front start
-                    self._settle_events(owners, events, d, no_events, no_start, code, cnt, ov_pos, ov_cnt, outs)
+                    self._settle_events(owners, events, d, no_events, no_start, code, cnt, ov_pos, ov_cnt, outs,
+                                        ordered)
                     events = [no_events for _ in owners]
                 parts = parents_of(front) if front.shape[0] else [(no_start, no_events)]
                 offset = 0
@@ -368,14 +373,14 @@ class TierSolver:
                     m = pstart.shape[0] - 1
                     part = front[offset:offset + m]
                     res = self._apply(owners, events if offset == 0 else None, d, part, pstart, parents, code, cnt,
-                                      ov_pos, ov_cnt, big)
+                                      ov_pos, ov_cnt, big, ordered)
                     for t, r in enumerate(res):
                         outs[t].append(r)
                     offset += m
                 front = part = no_events  # (the step's front is no longer needed)
                 del parts, pstart, parents, res
                 # the next front: each owner's settled positions copied into it (freed as they
-                # go), then, when they came in parts, sorted in place within its owner's segment
+                # go), then, when they came in parts of a large tier, sorted within its owner's segment
                 sizes = [sum(r.shape[0] for r in o) for o in outs]
                 several = any(len(o) > 1 for o in outs)  # (owners may have come in different numbers of parts)
                 front = np.empty(sum(sizes), idx)
@@ -390,7 +395,7 @@ class TierSolver:
                     outs[t] = []
                     segs.append((seg,))
                     at += sizes[t]
-                if several:
+                if several and ordered:
                     self._run(tk.merge_sorted, segs, big)
                 del segs
                 settled += front.shape[0]

@@ -41,9 +41,10 @@ def test_the_codes_are_those_of_the_solver_before(board, kw):
 
 
 @pytest.mark.parametrize("board", list(DIGESTS), ids=repr)
-def test_a_census_of_each_level_gives_the_codes_of_the_lists_of_a_small_tier(board, monkeypatch):
-    # a small tier lists every level's events in one pass; a large one takes a census of the
-    # whole tier at each level and loads windows of depths: both give the same codes
+def test_a_large_tiers_census_and_sorted_fronts_give_the_codes_of_a_small_tiers_lists(board, monkeypatch):
+    # a small tier lists every level's events in one pass and leaves its fronts in the order
+    # they settled; a large one takes a census of the whole tier at each level, loads windows of
+    # depths and sorts its fronts: both give the same codes
     monkeypatch.setattr("solver.tiersolver.SMALL_TIER", 0)
     store = MemoryStore()
     TierSolver(AtaxxGame(board), store, apply_threads=2, parallel_above=64).solve()
@@ -161,7 +162,7 @@ def test_routed_buckets_settle_what_one_owner_of_the_whole_tier_settles():
     like = np.zeros(0, np.uint32)
     whole_code, whole_cnt = code.copy(), cnt.copy()
     whole = tk.apply_owned(0, n, np.array([4], np.uint32), 3, front, pstart, parents, whole_code, whole_cnt,
-                           ov_pos, ov_cnt)
+                           ov_pos, ov_cnt, True)
     assert whole.tolist() == [0, 1, 3, 4, 5]   # 2 has a move left; 3 lost both its moves to 7
     # owner 1 holds 3 .. 7 (local 0 .. 4) and the front; owner 0 holds 0 .. 2
     mine = [(code[lo:hi].copy(), cnt[lo:hi].copy()) for lo, hi in [(0, 3), (3, 8)]]

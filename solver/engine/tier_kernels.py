@@ -388,13 +388,16 @@ def settle_packed(s, w, d, code, cnt, ov_pos, ov_cnt, out, tail):
 
 
 @njit(cache=True, nogil=True)
-def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt):
+def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov_cnt, ordered):
     """One step of the propagation for the positions lo .. hi - 1 (one owner's range):
     ``events`` (positions of the range whose event is at depth d) resolve, then the
     positions ``front`` (settled at depth d) resolve their parents in the range (``parents
     [pstart[i]:pstart[i + 1]]`` those of ``front[i]``, each once per move). Returns the
-    positions settled (at depth d + 1), sorted, of the dtype of ``events``. Owners of disjoint
-    ranges may run at once."""
+    positions settled (at depth d + 1), of the dtype of ``events``: sorted when ``ordered``
+    (the next step then reads a large tier's codes in order), else in the order they settled
+    (the codes do not depend on it: every settlement of a step is at one level and depth, and
+    a loss settles only when the last move is resolved). Owners of disjoint ranges may run at
+    once."""
     # room for every settlement without a pass to count them: a position settles once at most
     out = np.empty(min(events.shape[0] + parents.shape[0], hi - lo), events.dtype)
     tail = 0
@@ -409,7 +412,8 @@ def apply_owned(lo, hi, events, d, front, pstart, parents, code, cnt, ov_pos, ov
             if lo <= p < hi:
                 tail = settle_packed(p, w, dc, code, cnt, ov_pos, ov_cnt, out, tail)
     res = out[:tail].copy()
-    res.sort()
+    if ordered:
+        res.sort()
     return res
 
 
