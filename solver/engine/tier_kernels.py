@@ -296,6 +296,19 @@ def window_events(k, lo, hi, d0, d1, code, cnt, like):
 
 
 @njit(cache=True, nogil=True)
+def _listed_slot(c, unresolved):
+    """Where :func:`all_levels` lists a number with code ``c``: a finished game of level k in
+    slot k, an unresolved position whose event is of level k at depth d in slot VALUE_BIAS + k *
+    (DEPTH_INF + 1) + d (the level of an event is its margin), or nowhere (-1)."""
+    if c == NO_POSITION or (c & DEPTH_INF) == DEPTH_INF:
+        return -1
+    k = abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS)
+    if unresolved:
+        return VALUE_BIAS + k * (DEPTH_INF + 1) + np.int64(c & DEPTH_INF)
+    return k if (c & DEPTH_INF) == 0 else -1
+
+
+@njit(cache=True, nogil=True)
 def all_levels(lo, hi, code, cnt, like):
     """Every level's finished games and events in numbers lo .. hi - 1 in one pass (a small
     tier's, instead of a census and a window for each level; the events of a position settled
@@ -303,41 +316,23 @@ def all_levels(lo, hi, code, cnt, like):
     then number and where level k starts (``tstart[k]``), the events sorted by level, depth
     and number and where level k and depth d start (``estart[k * (DEPTH_INF + 1) + d]``); of
     the dtype of ``like``."""
-    width = DEPTH_INF + 1
-    tstart = np.zeros(VALUE_BIAS + 1, np.int64)
-    estart = np.zeros(VALUE_BIAS * width + 1, np.int64)
+    slots = VALUE_BIAS + VALUE_BIAS * (DEPTH_INF + 1)
+    start = np.zeros(slots + 1, np.int64)
     for i in range(lo, hi):
-        c = code[i]
-        if c == NO_POSITION or (c & DEPTH_INF) == DEPTH_INF:
-            continue
-        k = abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS)
-        if cnt[i] == 0:
-            if (c & DEPTH_INF) == 0:
-                tstart[k + 1] += 1
-        elif is_event(k, c):
-            estart[k * width + np.int64(c & DEPTH_INF) + 1] += 1
-    for j in range(VALUE_BIAS):
-        tstart[j + 1] += tstart[j]
-    for j in range(VALUE_BIAS * width):
-        estart[j + 1] += estart[j]
-    terms = np.empty(tstart[VALUE_BIAS], like.dtype)
-    events = np.empty(estart[VALUE_BIAS * width], like.dtype)
-    tfill = tstart[:-1].copy()
-    efill = estart[:-1].copy()
+        j = _listed_slot(code[i], cnt[i] != 0)
+        if j >= 0:
+            start[j + 1] += 1
+    for j in range(slots):
+        start[j + 1] += start[j]
+    out = np.empty(start[slots], like.dtype)
+    fill = start[:-1].copy()
     for i in range(lo, hi):
-        c = code[i]
-        if c == NO_POSITION or (c & DEPTH_INF) == DEPTH_INF:
-            continue
-        k = abs(np.int64(c >> DEPTH_BITS) - VALUE_BIAS)
-        if cnt[i] == 0:
-            if (c & DEPTH_INF) == 0:
-                terms[tfill[k]] = i
-                tfill[k] += 1
-        elif is_event(k, c):
-            j = k * width + np.int64(c & DEPTH_INF)
-            events[efill[j]] = i
-            efill[j] += 1
-    return terms, tstart, events, estart
+        j = _listed_slot(code[i], cnt[i] != 0)
+        if j >= 0:
+            out[fill[j]] = i
+            fill[j] += 1
+    split = start[VALUE_BIAS]
+    return out[:split], start[:VALUE_BIAS + 1], out[split:], start[VALUE_BIAS:] - split
 
 
 @njit(cache=True, nogil=True)
