@@ -1,7 +1,7 @@
 """Write solver/data/endgames-7x7.txt (the suite of `ataxx-solve bench endgames-N`): 7 x 7 endgames from games of the built-in players.
 
 Each game starts from the standard start; the two sides are built-in players
-(solver.players), their ties broken at random with a seeded generator. The position
+(solver.play.players), their ties broken at random with a seeded generator. The position
 is recorded, with the side to move, the first time the board has 20, 18, ..., 4, 2
 empty squares. Games in which a side is wiped out first, or that end before 2 empty
 squares are left, are skipped. Half of each size comes from greedy against greedy
@@ -13,8 +13,8 @@ is not all one style of play. Run from the repository root:
 
 import sys
 
-from solver.formats import parse_fen, write_fen
-from solver.players import make_player
+from solver.io.formats import parse_fen, write_fen
+from solver.play.players import make_player
 
 EMPTIES = (20, 18, 16, 14, 12, 10, 8, 6, 4, 2)
 PER_KIND = 5

@@ -22,9 +22,9 @@ from __future__ import annotations
 import random
 import sys
 
-from solver.formats import parse_fen
-from solver.players import make_player
-from solver.rules import UAI, Position
+from solver.io.formats import parse_fen
+from solver.play.players import make_player
+from solver.game.rules import UAI, Position
 
 SIZES = (4, 6, 8, 10, 12, 14)
 PER_SIZE = 10

@@ -6,26 +6,68 @@
 ((-3, 3), '0')
 
 The API (README.md, "Python API"): :class:`Solver` solves positions within :class:`Limits`
-and returns a :class:`Report`; positions are :class:`Position` objects (:mod:`solver.rules`)
-read by :func:`parse_position` and :func:`read_file` (:mod:`solver.formats`).
+and returns a :class:`Report`; positions are :class:`Position` objects (:mod:`solver.game.rules`)
+read by :func:`parse_position` and :func:`read_file` (:mod:`solver.io.formats`).
 """
 
 __version__ = "0.1.0"
 
-from .analysis import Analyzer, Evaluation, Interval, MoveInfo, Summary, outcome_class
-from .board import Board
-from .fen import PositionFormatError
-from .formats import (Entry, parse_fen, parse_position, read_file, read_positions, write_colon, write_fen,
-                      write_grid)
-from .gamevalue import GameValue, NoValue, game_value, parse_cgsuite
-from .limits import LimitError, Limits, MemoryLimitError, StateLimitError, TimeLimitError
-from .notation import game_name
-from .oracle import Bounds, Oracle, Progress
-from .report import BoardResult, Report, SideResult, report_json, report_text
-from .rules import (CLASSIC, CS61B, JUMP3, O, PASS, RULE_SETS, UAI, X, IllegalMoveError, InvalidMoveError, Move,
-                    Position, Rules, Side, parse_rules)
-from .solving import ALGORITHMS, Solver
-from .tablebase import MissingTableError, Tablebase
+from solver.cgt.gamevalue import GameValue, NoValue, game_value, parse_cgsuite
+from solver.common.limits import (
+    LimitError,
+    Limits,
+    MemoryLimitError,
+    StateLimitError,
+    TimeLimitError,
+)
+from solver.game.board import Board
+from solver.game.fen import PositionFormatError
+from solver.game.notation import game_name
+from solver.game.rules import (
+    CLASSIC,
+    CS61B,
+    JUMP3,
+    PASS,
+    RULE_SETS,
+    UAI,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    O,
+    Position,
+    Rules,
+    Side,
+    X,
+    parse_rules,
+)
+from solver.io.formats import (
+    Entry,
+    parse_fen,
+    parse_position,
+    read_file,
+    read_positions,
+    write_colon,
+    write_fen,
+    write_grid,
+)
+from solver.oracles.oracle import Bounds, Oracle, Progress
+from solver.solve.analysis import (
+    Analyzer,
+    Evaluation,
+    Interval,
+    MoveInfo,
+    Summary,
+    outcome_class,
+)
+from solver.solve.report import (
+    BoardResult,
+    Report,
+    SideResult,
+    report_json,
+    report_text,
+)
+from solver.solve.solver import ALGORITHMS, Solver
+from solver.tables.probe import MissingTableError, Tablebase
 
 
 def solve(what: Entry | Position | str, algorithm: str = "auto", limits: Limits | None = None) -> Report:

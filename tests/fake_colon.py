@@ -20,10 +20,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from solver.analysis import Analyzer  # noqa: E402
-from solver.formats import parse_colon, write_colon  # noqa: E402
-from solver.reference import ReferenceOracle  # noqa: E402
-from solver.rules import X, Position  # noqa: E402
+from solver.solve.analysis import Analyzer  # noqa: E402
+from solver.io.formats import parse_colon, write_colon  # noqa: E402
+from solver.oracles.reference import ReferenceOracle  # noqa: E402
+from solver.game.rules import X, Position  # noqa: E402
 
 
 def main() -> None:

@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from solver.analysis import Analyzer  # noqa: E402
-from solver.board import Board  # noqa: E402
-from solver.notation import cs61b_move  # noqa: E402
-from solver.reference import ReferenceOracle  # noqa: E402
-from solver.rules import CS61B, X, Position  # noqa: E402
+from solver.solve.analysis import Analyzer  # noqa: E402
+from solver.game.board import Board  # noqa: E402
+from solver.game.notation import cs61b_move  # noqa: E402
+from solver.oracles.reference import ReferenceOracle  # noqa: E402
+from solver.game.rules import CS61B, X, Position  # noqa: E402
 
 SIZE = 7
 

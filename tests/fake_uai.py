@@ -19,9 +19,9 @@ import sys
 
 sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__file__), ".."))
 
-from solver.analysis import Analyzer  # noqa: E402
-from solver.formats import parse_fen  # noqa: E402
-from solver.reference import ReferenceOracle  # noqa: E402
+from solver.solve.analysis import Analyzer  # noqa: E402
+from solver.io.formats import parse_fen  # noqa: E402
+from solver.oracles.reference import ReferenceOracle  # noqa: E402
 
 
 def main() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from solver.board import Board
-from solver.rules import CLASSIC, O, X, Position, Rules
+from solver.game.board import Board
+from solver.game.rules import CLASSIC, O, X, Position, Rules
 
 SMALL_SHAPES = [(1, 4), (1, 5), (1, 6), (2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (4, 2)]
 

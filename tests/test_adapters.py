@@ -1,4 +1,4 @@
-"""verify --engine 'cs61b:CMD' and 'colon:CMD' (solver.adapters), and --notation cs61b."""
+"""verify --engine 'cs61b:CMD' and 'colon:CMD' (solver.play.adapters), and --notation cs61b."""
 
 import json
 import sys
@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from solver.adapters import (CannotAskError, colon_answer, colon_question, cs61b_blocks, cs61b_commands,
+from solver.play.adapters import (CannotAskError, colon_answer, colon_question, cs61b_blocks, cs61b_commands,
                              make_program)
-from solver.cli import main
-from solver.formats import parse_position
-from solver.notation import CS61B_NOTATION, UAI_NOTATION, Notation, cs61b_move
-from solver.rules import O, X, Position
+from solver.app.cli import main
+from solver.io.formats import parse_position
+from solver.game.notation import CS61B_NOTATION, UAI_NOTATION, Notation, cs61b_move
+from solver.game.rules import O, X, Position
 
 HERE = Path(__file__).resolve().parent
 CS61B_FAKE = f"cs61b:{sys.executable} {HERE / 'fake_cs61b.py'}"

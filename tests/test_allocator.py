@@ -1,4 +1,4 @@
-"""The allocator told to give freed memory back (solver/allocator.py): in a process of its own
+"""The allocator told to give freed memory back (solver/tiers/allocator.py): in a process of its own
 (the setting is for the whole process), arrays of a few hundred KiB freed while a later one
 lives are returned to the system, where glibc's heap keeps them otherwise."""
 
@@ -17,7 +17,7 @@ SCRIPT = """
 import sys
 import numpy as np
 sys.path.insert(0, sys.argv[2])
-from solver.allocator import give_back_freed_memory
+from solver.tiers.allocator import give_back_freed_memory
 
 def rss_kib():
     for line in open("/proc/self/status"):

@@ -4,12 +4,12 @@ the plain search of :meth:`Analyzer.options` (differential tests, fixed seeds)."
 import pytest
 
 from helpers import random_positions
-from solver.analysis import Analyzer
-from solver.retro import RetroOracle
-from solver.notation import game_name
-from solver.reference import ReferenceOracle
-from solver.formats import parse_position
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, O, Position, X
+from solver.solve.analysis import Analyzer
+from solver.oracles.retro import RetroOracle
+from solver.game.notation import game_name
+from solver.oracles.reference import ReferenceOracle
+from solver.io.formats import parse_position
+from solver.game.rules import CLASSIC, CS61B, JUMP3, UAI, O, Position, X
 
 SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2), (2, 2), (1, 5), (2, 5)]
 
@@ -60,7 +60,7 @@ def test_orthodox_summaries_from_the_graph_match_the_reference():
 def test_a_board_analysis_extends_one_solution():
     """Both roots in one enumeration; the boards the summary asks about with the other side to
     move are added to the same solution, and a position solved once is never solved again."""
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     b = parse_position("x.#o\n.##.").position
     oracle = RetroOracle(b.board, CLASSIC)
@@ -82,8 +82,8 @@ LOOPY = ".xx\nxx.\n..o"  # its summary comes back to a board already on its path
 
 
 def test_a_cut_and_a_loop_are_marked_differently():
-    from solver.formats import parse_position
-    from solver.notation import CUT, LOOP, Split, cut, marks
+    from solver.io.formats import parse_position
+    from solver.game.notation import CUT, LOOP, Split, cut, marks
 
     b = parse_position(LOOPY).position
     an = Analyzer(ReferenceOracle())
@@ -97,7 +97,7 @@ def test_a_cut_and_a_loop_are_marked_differently():
 
 def _path_boards(an, b, g, path=()):
     """Check that each loop of summary g is a board on its path: yields the loops' boards."""
-    from solver.notation import LOOP, Split
+    from solver.game.notation import LOOP, Split
 
     a, c = an.stops(b)
     if g == LOOP:
@@ -110,7 +110,7 @@ def _path_boards(an, b, g, path=()):
 
 
 def test_a_loop_is_a_board_already_on_the_path():
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     b = parse_position(LOOPY).position
     an = Analyzer(ReferenceOracle())
@@ -119,8 +119,8 @@ def test_a_loop_is_a_board_already_on_the_path():
 
 
 def test_the_line_is_as_deep_as_fits_and_the_tree_is_whole():
-    from solver.notation import marks
-    from solver.rules import Position
+    from solver.game.notation import marks
+    from solver.game.rules import Position
 
     p = Position.start(2, 6)
     an = Analyzer(RetroOracle(p.board, CLASSIC))

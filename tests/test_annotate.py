@@ -1,5 +1,5 @@
-"""verify --annotate and --player (solver/annotate.py): the verdicts written back into the games as
-NAGs and comments, read back by solver/pgn.py to the same games; the refusals of the output file."""
+"""verify --annotate and --player (solver/play/annotate.py): the verdicts written back into the games as
+NAGs and comments, read back by solver/io/pgn.py to the same games; the refusals of the output file."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.analysis import Interval
-from solver.annotate import HEAD, annotated_pgn, comment, game_text, is_annotated_pgn, position_name
-from solver.cli import main
-from solver.fen import PositionFormatError
-from solver.pgn import looks_like_pgn, read_games
-from solver.verify import Check
+from solver.solve.analysis import Interval
+from solver.play.annotate import HEAD, annotated_pgn, comment, game_text, is_annotated_pgn, position_name
+from solver.app.cli import main
+from solver.game.fen import PositionFormatError
+from solver.io.pgn import looks_like_pgn, read_games
+from solver.play.verify import Check
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBATAXX = ROOT / "positions" / "libataxx-games.pgn"

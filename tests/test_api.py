@@ -11,18 +11,20 @@ import pytest
 
 import solver
 from helpers import random_positions
-from solver import Limits, Position, Solver, parse_position, tablechecks
-from solver.analysis import Analyzer, analysis_by_tests
-from solver.cli import main
-from solver.retro import RetroOracle
-from solver.search import SearchOracle
-from solver.formats import PositionFormatError, read_positions
-from solver.oracle import Oracle, Progress
-from solver.reference import ReferenceOracle
-from solver.rules import CLASSIC, O, UAI, X, Side
-from solver.scores import score_of, value_threshold, widen
-from solver.tablebase import TableOracle, Tablebase
-from solver.tablebuild import build
+from solver import Limits, Position, Solver, parse_position
+from solver.tables import checks as tablechecks
+from solver.oracles.exact import analysis_by_tests
+from solver.solve.analysis import Analyzer
+from solver.app.cli import main
+from solver.oracles.retro import RetroOracle
+from solver.oracles.search import SearchOracle
+from solver.io.formats import PositionFormatError, read_positions
+from solver.oracles.oracle import Oracle, Progress
+from solver.oracles.reference import ReferenceOracle
+from solver.game.rules import CLASSIC, O, UAI, X, Side
+from solver.common.scores import score_of, value_threshold, widen
+from solver.tables.probe import TableOracle, Tablebase
+from solver.tables.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +38,7 @@ def test_the_readme_examples_run():
     assert result.attempted >= 15 and result.failed == 0, result
 
 
-@pytest.mark.parametrize("module", ["solver", "solver.solving", "solver.rules", "solver.board", "solver.notation"])
+@pytest.mark.parametrize("module", ["solver", "solver.solve.solver", "solver.game.rules", "solver.game.board", "solver.game.notation"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0, result
@@ -58,7 +60,7 @@ def test_the_built_package_is_typed_ships_the_endgame_suite_and_the_command(tmp_
     import shutil
     import zipfile
 
-    from solver.bench import ENDGAME_FILE
+    from solver.app.bench import ENDGAME_FILE
 
     src = tmp_path / "src"
     src.mkdir()
@@ -74,8 +76,8 @@ def test_the_built_package_is_typed_ships_the_endgame_suite_and_the_command(tmp_
         meta = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         entry_points = z.read(meta).decode()
         suite = z.read("solver/data/endgames-7x7.txt")
-    assert {"solver/py.typed", "solver/cli.py", "solver/engine/__init__.py", "solver/engine/search.py"} <= names
-    assert "[console_scripts]\nataxx-solve = solver.cli:main" in entry_points
+    assert {"solver/py.typed", "solver/app/cli.py", "solver/engine/__init__.py", "solver/engine/search.py"} <= names
+    assert "[console_scripts]\nataxx-solve = solver.app.cli:main" in entry_points
     assert suite == ENDGAME_FILE.read_bytes()
     entries = solver.read_file(str(ENDGAME_FILE))
     assert len(entries) == 100 and all(isinstance(e, solver.Entry) for e in entries)
@@ -353,8 +355,8 @@ def _imports(path: Path, package: str) -> list[tuple[str, bool]]:
 
 
 def test_the_layout_the_readme_gives_holds():
-    """README's Layout: every module is named there; no import cycle among the package's modules,
-    none deferred into a function; numba only in solver/engine/ (issue 18)."""
+    """README's Layout: every folder of the package is named there; no import cycle among the
+    package's modules, none deferred into a function; numba only in solver/engine/ (issue 18)."""
     import re
 
     layout = (ROOT / "README.md").read_text().split("## Layout")[1]
@@ -364,8 +366,8 @@ def test_the_layout_the_readme_gives_holds():
         parts = path.relative_to(ROOT).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
-        if parts[-1] not in ("__init__", "__main__"):
-            assert f"`{parts[-1]}.py`" in layout, f"{path.name} is not in the README's layout"
+        if len(parts) > 2:
+            assert f"`{parts[1]}/`" in layout, f"{parts[1]}/ is not in the README's layout"
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]

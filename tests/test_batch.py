@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.batch import Options, interrupted, run_batch, worker_options
-from solver.cache import Cache, CacheError
-from solver.cli import main
-from solver.limits import total_memory
+from solver.solve.batch import Options, interrupted, run_batch, worker_options
+from solver.solve.cache import Cache, CacheError
+from solver.app.cli import main
+from solver.common.limits import total_memory
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = sorted(str(p) for p in (ROOT / "positions").glob("*.txt")
@@ -63,7 +63,7 @@ def test_batch_matches_single_solves_and_the_cache(tmp_path, capsys):
 
 
 def test_cache_maps_best_moves_through_symmetry(tmp_path):
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     cache = Cache(tmp_path / "c.sqlite3")
     text = "to-move: x\nx..\n...\n..o\n"
@@ -131,9 +131,9 @@ def test_cache_stats_and_clear(tmp_path, capsys):
 
 def _slow_suite(path: Path, n: int) -> None:
     """n distinct 3 x 3 boards (both sides to move), each a fraction of a second for the reference solver."""
-    from solver.board import Board
-    from solver.formats import write_grid
-    from solver.rules import Position
+    from solver.game.board import Board
+    from solver.io.formats import write_grid
+    from solver.game.rules import Position
 
     blocks = [0, 1 << 4, 1 << 1, 1 << 3, (1 << 1) | (1 << 7)]
     out = []
@@ -198,17 +198,17 @@ def test_a_stopped_position_is_reported_with_its_interval_and_a_later_run_starts
     r2, rec2 = run()
     side2 = rec2["sides"]["x"]
     assert side["lower"] <= side2["lower"] <= side2["upper"] <= side["upper"]  # starts from what was proved
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     hit = Cache(cache).get_side(parse_position(HARD).position)
     assert (hit.interval.lower, hit.interval.upper) == (side2["lower"], side2["upper"]) and not hit.exact
 
 
 def test_the_cache_never_loses_what_it_proved(tmp_path):
-    from solver.analysis import Evaluation, Interval
-    from solver.cache import side_row
-    from solver.formats import parse_position
-    from solver.report import SideResult
+    from solver.solve.analysis import Evaluation, Interval
+    from solver.solve.cache import side_row
+    from solver.io.formats import parse_position
+    from solver.solve.report import SideResult
 
     p = parse_position("to-move: o\nx..\n...\n..o").position
 
@@ -240,8 +240,8 @@ def test_an_interrupt_is_seen_when_the_sides_stopped_for_different_reasons():
 def test_the_fingerprint_reads_every_option():
     import dataclasses
 
-    from solver.batch import fingerprint
-    from solver.formats import parse_position
+    from solver.solve.batch import fingerprint
+    from solver.io.formats import parse_position
 
     entry = parse_position("x...o")
     base = Options()
@@ -255,7 +255,7 @@ def test_the_fingerprint_reads_every_option():
 
 
 def test_a_record_proved_something_only_when_its_interval_is_narrower_than_all():
-    from solver.batch import _proved_something
+    from solver.solve.batch import _proved_something
 
     fen = "x10o/12 x 0 1"  # 24 squares (a two-digit run counts as one number)
     assert not _proved_something({"fen": fen, "sides": {"x": {"lower": -24, "upper": 24, "exact": False}}})
@@ -266,7 +266,7 @@ def test_a_record_proved_something_only_when_its_interval_is_narrower_than_all()
 
 def test_the_closing_line_counts_failures_with_the_outcome_proved():
     """Issue 17: a failure that proved who wins is told apart from one that proved a bound only."""
-    from solver.batch import _proved_outcome, _proved_something
+    from solver.solve.batch import _proved_outcome, _proved_something
     fen = "x5o/7/7/7/7/7/o5x x 0 1"
     won = {"fen": fen, "sides": {"x": {"lower": 3, "upper": 9, "exact": False, "outcome": "x-wins"}}}
     drawn_or_better = {"fen": fen, "sides": {"x": {"lower": 0, "upper": 9, "exact": False,

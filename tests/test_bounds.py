@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from helpers import random_positions
-from solver.scores import value_threshold
-from solver.search import SearchOracle
-from solver.bitboards import mover_bits
-from solver.formats import parse_position
-from solver.reference import ReferenceSolution
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position
+from solver.common.scores import value_threshold
+from solver.oracles.search import SearchOracle
+from solver.game.bitboards import mover_bits
+from solver.io.formats import parse_position
+from solver.oracles.reference import ReferenceSolution
+from solver.game.rules import CLASSIC, CS61B, JUMP3, UAI, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (CLASSIC, UAI, CS61B, JUMP3)

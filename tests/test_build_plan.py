@@ -5,13 +5,13 @@ import os
 import numpy as np
 import pytest
 
-from solver.board import Board
-from solver.cli import main
-from solver import tablebuild
-from solver.tablebuild import BASE_BYTES, CHECKPOINT_BYTES, WORKING_BYTES, build, plan_build
-from solver.tablefiles import DirectoryStore, resume_path, tier_path
-from solver.tableindex import dense_index
-from solver.tierresume import TierState
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.tables import build as tablebuild
+from solver.tables.build import BASE_BYTES, CHECKPOINT_BYTES, WORKING_BYTES, build, plan_build
+from solver.tables.storage import DirectoryStore, resume_path, tier_path
+from solver.tables.index import dense_index
+from solver.tiers.resume import TierState
 
 
 def test_the_plan_of_a_build(tmp_path):
@@ -100,10 +100,10 @@ def test_a_large_tier_makes_the_build_give_freed_memory_back(tmp_path, monkeypat
 
 
 def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_path, monkeypatch):
-    """On a cluster the workers hold the tier's ranges (solver.tierdist): their allocators are
+    """On a cluster the workers hold the tier's ranges (solver.tiers.distributed): their allocators are
     told too, not only the driver's (left alone here: the driver is this test process)."""
     pytest.importorskip("distributed")
-    from solver.cluster import LocalDaskCluster
+    from solver.tiers.cluster import LocalDaskCluster
 
     monkeypatch.setattr(tablebuild, "give_back_freed_memory", lambda: True)
     monkeypatch.setattr(tablebuild, "LEAN_ABOVE", 60)   # 2 x 3 has tiers of 71 numbers
@@ -118,7 +118,7 @@ def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_
     assert plan.resume == [] and plan.checkpoint_disk == 0 and "checkpoint" not in plan.describe()
     environ = dict(os.environ)
     with LocalDaskCluster(1) as executor:
-        told = lambda: __import__("solver.allocator").allocator._lean  # noqa: E731
+        told = lambda: __import__("solver.tiers.allocator").tiers.allocator._lean  # noqa: E731
         assert list(executor.client.run(told).values()) == [False]
         build(board, tmp_path, executor=executor)
         assert list(executor.client.run(told).values()) == [True]

@@ -1,7 +1,7 @@
 """Certificates: every bound proved comes with a strategy that the plain rules confirm.
 
 Made by the search engine under forced low limits (nodes, one and two threads) and by the
-reference solver, checked by :func:`solver.certificate.check` (plain Python); tampered
+reference solver, checked by :func:`solver.solve.certificate.check` (plain Python); tampered
 certificates (a changed move, a missing reply, a claim the games do not reach, a cycle
 where the game must end) are refused; the command writes and checks them.
 """
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from helpers import random_positions
-from solver import certificate as C
-from solver.formats import parse_position
-from solver.reference import ReferenceOracle, ReferenceSolution
-from solver.rules import CLASSIC, O, UAI, X
-from solver.search import SearchOracle
+from solver.solve import certificate as C
+from solver.io.formats import parse_position
+from solver.oracles.reference import ReferenceOracle, ReferenceSolution
+from solver.game.rules import CLASSIC, O, UAI, X
+from solver.oracles.search import SearchOracle
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2)]
@@ -132,8 +132,8 @@ def test_a_search_table_file_resumes_a_search_and_refuses_what_is_not_its_own(tm
     """--table-file: a second run starts from what the first proved (the same value, less work);
     a file of another board, or one the search did not write, is refused in one line and left as
     it was."""
-    from solver.search import TableFileError
-    from solver.solving import Solver
+    from solver.oracles.search import TableFileError
+    from solver.solve.solver import Solver
 
     text = "ooxxxx1/ooooooo/oxoxx2/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"
     table = tmp_path / "t.search"

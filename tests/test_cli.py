@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from solver.cli import main
+from solver.app.cli import main
 
 
 def run(argv, stdin_text=None, monkeypatch=None):

@@ -26,10 +26,10 @@ import json
 import re
 from pathlib import Path
 
-from solver.cli import main
-from solver.fen import PositionFormatError
-from solver.pgn import read_games, tag
-from solver.rules import CLASSIC, UAI, O, X
+from solver.app.cli import main
+from solver.game.fen import PositionFormatError
+from solver.io.pgn import read_games, tag
+from solver.game.rules import CLASSIC, UAI, O, X
 
 ROOT = Path(__file__).resolve().parent.parent
 CUTEATAXX = ROOT / "tests" / "data" / "cuteataxx-games.pgn"

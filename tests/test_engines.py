@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 from helpers import random_positions
-from solver.solving import choose_algorithm, estimate_states
+from solver.solve.solver import choose_algorithm, estimate_states
 from solver.engine import kernels as K
-from solver.retro import RetroOracle
-from solver.search import SearchOracle
-from solver.bitboards import build_tables, mover_bits
-from solver.formats import parse_position
-from solver.notation import game_name
-from solver.reference import ReferenceSolution
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, X, Move, Position
-from solver.solving import Solver
+from solver.oracles.retro import RetroOracle
+from solver.oracles.search import SearchOracle
+from solver.game.bitboards import build_tables, mover_bits
+from solver.io.formats import parse_position
+from solver.game.notation import game_name
+from solver.oracles.reference import ReferenceSolution
+from solver.game.rules import CLASSIC, CS61B, JUMP3, UAI, X, Move, Position
+from solver.solve.solver import Solver
 
 RULES = (CLASSIC, UAI, CS61B, JUMP3)
 SHAPES = [(2, 3), (3, 3), (2, 4), (1, 6), (1, 7), (3, 2), (2, 2), (1, 5)]

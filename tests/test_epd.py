@@ -1,4 +1,4 @@
-"""EPD test suites (solver/epd.py): reading the lines and their operations, writing them from batch
+"""EPD test suites (solver/io/epd.py): reading the lines and their operations, writing them from batch
 records (batch --epd), and the suite's bm and ce checked by solve, batch and verify."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 import pytest
 
 from helpers import random_positions
-from solver.cli import main
-from solver.epd import (ce_mismatches, epd_line, epd_lines, is_epd_output, looks_like_epd, parse_epd_line, parse_ops,
+from solver.app.cli import main
+from solver.io.epd import (ce_mismatches, epd_line, epd_lines, is_epd_output, looks_like_epd, parse_epd_line, parse_ops,
                         read_epd_lines)
-from solver.fen import PositionFormatError
-from solver.fenlines import read_fen_lines
-from solver.formats import read_file, read_positions
-from solver.rules import UAI, O, Position, X
+from solver.game.fen import PositionFormatError
+from solver.io.fenlines import read_fen_lines
+from solver.io.formats import read_file, read_positions
+from solver.game.rules import UAI, O, Position, X
 
 # X to move is worth +8: b1 and d1b1 keep it, c1 and c2 give +4, a2c1 and a2c2 -8
 SUITE = 'xx1o/o2x x bm b1 d1b1; ce 8; id "two best";\nx2/3/2o o bm b2 c1a2 c1b3; ce 9; id "corner";\n'
@@ -189,7 +189,7 @@ def test_ce_mismatches_says_what_was_proved():
 
     class C:  # a check whose interval is not exact
         source, line, where, position = "s.epd", 1, "s.epd:1: n", e.position
-        from solver.analysis import Interval
+        from solver.solve.analysis import Interval
         best_interval = Interval(5, 8, 7)
 
     assert ce_mismatches([e], [C()]) == ["s.epd:1: n: ce 4, but the value is proved +5..+8 (from the side to move)"]

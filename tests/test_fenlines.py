@@ -1,4 +1,4 @@
-"""Files of FEN lines read in bulk (solver.fenlines) and answered from tables in bulk (batch
+"""Files of FEN lines read in bulk (solver.io.fenlines) and answered from tables in bulk (batch
 --tables): the same entries as the ordinary parser, the same records as the present path; and
 --tables everywhere: what the tables hold answered from them, the rest solved."""
 
@@ -9,18 +9,18 @@ import re
 
 import pytest
 
-from solver import batch
-from solver.batch import Options, run_batch
-from solver.board import Board
-from solver.cli import main
-from solver.fenlines import read_fen_lines
-from solver.formats import Entry, read_file
-from solver.rules import O, X, Position, parse_rules
-from solver.solving import Solver
-from solver.tablebase import Tablebase
-from solver.tablebuild import build
-from solver.tablechecks import random_positions
-from solver.tablefiles import tier_path
+from solver.solve import batch
+from solver.solve.batch import Options, run_batch
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.io.fenlines import read_fen_lines
+from solver.io.formats import Entry, read_file
+from solver.game.rules import O, X, Position, parse_rules
+from solver.solve.solver import Solver
+from solver.tables.probe import Tablebase
+from solver.tables.build import build
+from solver.tables.checks import random_positions
+from solver.tables.storage import tier_path
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ import random
 import pytest
 
 from helpers import random_positions
-from solver.cli import main
-from solver.formats import (
+from solver.app.cli import main
+from solver.io.formats import (
     PositionFormatError, parse_colon, parse_fen, parse_grid, parse_position, read_positions, write_colon,
     write_fen, write_grid,
 )
-from solver.rules import CS61B, JUMP3, O, UAI, X, Position
+from solver.game.rules import CS61B, JUMP3, O, UAI, X, Position
 
 SHAPES = [(1, 5), (2, 3), (3, 3), (4, 4), (3, 5), (7, 7), (1, 64), (8, 8), (2, 12), (5, 11)]
 
@@ -165,7 +165,7 @@ def test_errors_do_not_leave_half_built_positions():
 
 
 def test_position_rejects_overlapping_pieces():
-    from solver.board import Board
+    from solver.game.board import Board
 
     with pytest.raises(ValueError, match="^a square holds both an X and an O piece$"):
         Position(Board(1, 3), 1, 1)

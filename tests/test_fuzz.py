@@ -23,8 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.cli import main, solve_parser
-from solver.formats import HEADER_KEYS, PositionFormatError, read_positions
+from solver.app.cli import main
+from solver.app.commands.solve import solve_parser
+from solver.io.formats import HEADER_KEYS, PositionFormatError, read_positions
 
 TRIED: Counter = Counter()
 FUZZ = settings(derandomize=True, database=None, deadline=None, print_blob=True,

@@ -1,4 +1,4 @@
-"""Game values (solver/gamevalue.py): pycgt's arithmetic against values worked by hand, the
+"""Game values (solver/cgt/gamevalue.py): pycgt's arithmetic against values worked by hand, the
 CGSuite syntax written and read back, and the game built from a board against the solver's exact
 stops on random small boards (fixed seeds), colour inversion, and the refusals (loop, zugzwang,
 size, states)."""
@@ -13,13 +13,13 @@ import pycgt
 import pytest
 
 from helpers import random_positions
-from solver.analysis import Analyzer
-from solver.cli import main
-from solver.formats import read_text
-from solver.gamevalue import MAX_SQUARES, NoValue, cgsuite_name, game_value, parse_cgsuite
-from solver.reference import ReferenceOracle
-from solver.rules import CLASSIC, CS61B, JUMP3, UAI, Position
-from solver.solving import Solver
+from solver.solve.analysis import Analyzer
+from solver.app.cli import main
+from solver.io.formats import read_text
+from solver.cgt.gamevalue import MAX_SQUARES, NoValue, cgsuite_name, game_value, parse_cgsuite
+from solver.oracles.reference import ReferenceOracle
+from solver.game.rules import CLASSIC, CS61B, JUMP3, UAI, Position
+from solver.solve.solver import Solver
 
 P = parse_cgsuite
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.batch import Options, run_batch
-from solver.cache import Cache
-from solver.cli import main
-from solver.formats import read_positions
+from solver.solve.batch import Options, run_batch
+from solver.solve.cache import Cache
+from solver.app.cli import main
+from solver.io.formats import read_positions
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -305,8 +305,8 @@ def _unprivileged(argv, cwd) -> subprocess.CompletedProcess:
     if os.geteuid() != 0:
         return cli(argv, cwd=cwd)
     code = ("import os, sys; sys.path.insert(0, sys.argv[1]); "
-            "import solver.cli, solver.batch, solver.cache, solver.engine; "
-            "os.setgid(65534); os.setuid(65534); sys.exit(solver.cli.main(sys.argv[2:]))")
+            "import solver.app.cli, solver.solve.batch, solver.solve.cache, solver.engine; "
+            "os.setgid(65534); os.setuid(65534); sys.exit(solver.app.cli.main(sys.argv[2:]))")
     return subprocess.run([sys.executable, "-c", code, str(ROOT), *argv], capture_output=True, text=True, env=ENV,
                           cwd=cwd, timeout=120)
 
@@ -404,7 +404,7 @@ def test_a_full_disk_is_one_line_and_the_batch_keeps_what_it_solved(tmp_path):
 
 @pytest.mark.slow
 def test_two_processes_create_the_same_new_cache(tmp_path):
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from solver.cache import Cache; "
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from solver.solve.cache import Cache; "
             "start = float(sys.argv[3]); time.sleep(max(0, start - time.time())); Cache(sys.argv[2]).close()")
     for k in range(8):  # it failed 14 times in 20
         path = tmp_path / f"c{k}.sqlite3"
@@ -499,9 +499,9 @@ def _interruptible(argv) -> subprocess.Popen:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_perft_within_a_second():
-    from solver.perft import perft
-    from solver.formats import parse_fen
-    from solver.rules import UAI
+    from solver.game.perft import perft
+    from solver.io.formats import parse_fen
+    from solver.game.rules import UAI
 
     perft(parse_fen("startpos", UAI), 2)  # the kernel is compiled and cached before the clock starts
     proc = _interruptible(["perft", "startpos", "10"])
@@ -702,9 +702,9 @@ def test_a_grid_with_slashes_says_how_a_fen_is_written(monkeypatch, capsys):
 WARM_UP_PROBE = """
 import importlib, json, sys
 from solver import engine
-from solver.formats import read_file
-from solver.pgn import Pick
-from solver.solving import Solver
+from solver.io.formats import read_file
+from solver.io.pgn import Pick
+from solver.solve.solver import Solver
 mods = [importlib.import_module("solver.engine." + m) for m in engine.KERNEL_MODULES]
 
 def signatures():

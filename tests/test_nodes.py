@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from solver.cli import main
-from solver.formats import read_positions
-from solver.limits import Limits
-from solver.solving import Solver
-from solver.verify import Verifier, choices_from_file
+from solver.app.cli import main
+from solver.io.formats import read_positions
+from solver.common.limits import Limits
+from solver.solve.solver import Solver
+from solver.play.verify import Verifier, choices_from_file
 
 # A 7 x 7 endgame with 6 empty squares that 20,000 nodes do not settle
 HARD = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"

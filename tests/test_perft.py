@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from solver.cli import main
-from solver.perft import perft
-from solver.formats import parse_fen
-from solver.rules import UAI
+from solver.app.cli import main
+from solver.game.perft import perft
+from solver.io.formats import parse_fen
+from solver.game.rules import UAI
 
 TABLE = {
     "x5o/7/7/7/7/7/o5x x 0 1": [16, 256, 6460, 155888, 4752668, 141865520],
@@ -38,7 +38,7 @@ def _plain_perft(p, depth):
                                        ("x3o/5/o3x x 0 1", "jump3"), ("x4/5/4o x 23 1", "cs61b"),
                                        ("x1o x 0 1", "classic")])
 def test_perft_matches_the_plain_rules(fen, rules):
-    from solver.rules import RULE_SETS
+    from solver.game.rules import RULE_SETS
 
     p = parse_fen(fen, RULE_SETS[rules])
     for d in range(1, 5):
@@ -69,7 +69,7 @@ def test_perft_bad_input(capsys):
 def test_perft_on_any_board_shape(rules):
     """The shifts behind perft on boards of one row, one column, 64 squares, with blocks."""
     from helpers import random_positions
-    from solver.rules import RULE_SETS
+    from solver.game.rules import RULE_SETS
 
     shapes = [(1, 9), (9, 1), (8, 8), (2, 32), (1, 64), (4, 16), (3, 5), (5, 3)]
     for p in random_positions(12, 24, shapes=shapes, rules=RULE_SETS[rules], fill=(0.5, 0.25, 0.25)):

@@ -1,4 +1,4 @@
-"""Reading Ataxx games in PGN (solver/pgn.py): every piece of the syntax, the positions a game
+"""Reading Ataxx games in PGN (solver/io/pgn.py): every piece of the syntax, the positions a game
 yields, the one-line errors, the commands that read PGN, and files written by outside writers:
 libataxx's PGN writer (positions/libataxx-games.pgn, made by positions/libataxx-games.cpp) and
 python-ataxx's (tests/data/python-ataxx-games.pgn, made by :func:`python_ataxx_games` below;
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from solver.cli import main
-from solver.fen import PositionFormatError
-from solver.formats import read_file, read_positions, read_text
-from solver.pgn import Pick, looks_like_pgn, parse_empty_range, read_games
-from solver.rules import CLASSIC, UAI, O, Position, X
-from solver.verify import choices_from_file
+from solver.app.cli import main
+from solver.game.fen import PositionFormatError
+from solver.io.formats import read_file, read_positions, read_text
+from solver.io.pgn import Pick, looks_like_pgn, parse_empty_range, read_games
+from solver.game.rules import CLASSIC, UAI, O, Position, X
+from solver.play.verify import choices_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBATAXX = ROOT / "positions" / "libataxx-games.pgn"

@@ -8,15 +8,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from solver.analysis import Analyzer
-from solver.cli import main
-from solver.solving import Solver
-from solver.formats import parse_position
-from solver.pictures import (Arrow, best_move, board_svg, check_svg, game_tree_dot, move_intervals,
+from solver.solve.analysis import Analyzer
+from solver.app.cli import main
+from solver.solve.solver import Solver
+from solver.io.formats import parse_position
+from solver.app.pictures import (Arrow, best_move, board_svg, check_svg, game_tree_dot, move_intervals,
                              verdict_words)
-from solver.reference import ReferenceOracle
-from solver.rules import UAI, X
-from solver.verify import Check, Verifier, judge
+from solver.oracles.reference import ReferenceOracle
+from solver.game.rules import UAI, X
+from solver.play.verify import Check, Verifier, judge
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -316,7 +316,7 @@ def test_audit_page_renders_in_headless_chromium(tmp_path):
 
 
 def test_unsettled_verdict_in_words():
-    from solver.analysis import Interval
+    from solver.solve.analysis import Interval
     p = parse_position("to-move: o\nx...o").position
     c = Check("bob", "f.txt", 1, None, p, "d1", verdict="unsettled", value_interval=Interval(-1, 3, 5),
               best_interval=Interval(-5, 1, 5))
@@ -331,8 +331,8 @@ def test_unsettled_verdict_in_words():
 
 
 def test_a_square_is_exact_only_when_every_move_there_is():
-    from solver.analysis import Interval
-    from solver.pictures import square_intervals
+    from solver.solve.analysis import Interval
+    from solver.app.pictures import square_intervals
     p = parse_position("to-move: x\nx.x\n...\n..o").position
     a1 = p.board.square(0, 0)
     v = {p.parse_move("a3a1"): Interval(3, 3, 9), p.parse_move("c3a1"): Interval(-1, 5, 9)}
@@ -349,8 +349,8 @@ def test_a_square_is_exact_only_when_every_move_there_is():
 def test_under_a_node_budget_the_audit_board_is_the_same_every_time():
     """verify --nodes: the tint's search shares the node budget between the moves and takes no
     time share, so the picture does not depend on the machine's speed (two fresh runs agree)."""
-    from solver.formats import parse_fen
-    from solver.limits import Limits
+    from solver.io.formats import parse_fen
+    from solver.common.limits import Limits
     p = parse_fen("x1xxooo/xx1xooo/xxxoooo/xxxoxxx/oooooxx/oooooxx/o1oooxx o 0 94")
     pictures = []
     for _ in range(2):

@@ -5,13 +5,13 @@ import math
 import pytest
 
 from helpers import TooMuchWork, naive_value, random_positions
-from solver.analysis import Analyzer, outcome_class
-from solver.formats import read_file
-from solver.notation import game_name
-from solver.limits import StateLimitError
-from solver.reference import ReferenceOracle, ReferenceSolution
-from solver.solving import Solver
-from solver.rules import PASS, X, Move
+from solver.solve.analysis import Analyzer, outcome_class
+from solver.io.formats import read_file
+from solver.game.notation import game_name
+from solver.common.limits import StateLimitError
+from solver.oracles.reference import ReferenceOracle, ReferenceSolution
+from solver.solve.solver import Solver
+from solver.game.rules import PASS, X, Move
 
 CHEN = [
     # board, a (X first), b (O first), orthodox, class
@@ -26,7 +26,7 @@ CHEN = [
 @pytest.mark.slow
 @pytest.mark.parametrize("grid,a,b,orth,cls", CHEN)
 def test_spec_section_9_classic_table(grid, a, b, orth, cls):
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     board = parse_position(grid).position
     an = Analyzer(ReferenceOracle())
@@ -167,7 +167,7 @@ def test_lines_of_random_positions():
 
 
 def test_forced_pass_is_a_move_of_the_line():
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     p = parse_position("x##.o").position  # X walled in: X passes, O plays on
     an = Analyzer(ReferenceOracle())
@@ -177,7 +177,7 @@ def test_forced_pass_is_a_move_of_the_line():
 
 
 def test_state_limit_stops_cleanly():
-    from solver.formats import parse_position
+    from solver.io.formats import parse_position
 
     p = parse_position("x...\n....\n...o").position
     with pytest.raises(StateLimitError, match="^more than 100 positions are reachable$"):

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from solver.board import Board
-from solver.formats import parse_fen, parse_position
-from solver.rules import (
+from solver.game.board import Board
+from solver.io.formats import parse_fen, parse_position
+from solver.game.rules import (
     CLASSIC, CS61B, JUMP3, PASS, RULE_SETS, UAI, IllegalMoveError, InvalidMoveError, Move, O, Position, X,
 )
 

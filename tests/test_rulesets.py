@@ -9,12 +9,12 @@ import sys
 import pytest
 
 from helpers import random_position
-from solver.analysis import Analyzer
-from solver.cli import main
-from solver.solving import Solver
-from solver.formats import parse_fen, parse_position, write_fen
-from solver.reference import ReferenceOracle
-from solver.rules import CLASSIC, CS61B, JUMP3, RULE_SETS, UAI, O, X
+from solver.solve.analysis import Analyzer
+from solver.app.cli import main
+from solver.solve.solver import Solver
+from solver.io.formats import parse_fen, parse_position, write_fen
+from solver.oracles.reference import ReferenceOracle
+from solver.game.rules import CLASSIC, CS61B, JUMP3, RULE_SETS, UAI, O, X
 
 # (board with X to move, counter, {rules: value}): each differs between some rule sets.
 DIFFERING = [
@@ -113,9 +113,9 @@ def test_classic_ignores_the_counter():
 def test_memory_limit_on_the_answers_per_counter_value():
     """Under jump3 a board's answer changes with the plies left; the histories count against
     --max-memory and stop the solve cleanly, leaving the oracle as it was."""
-    from solver.retro import RetroOracle
-    from solver.limits import MemoryLimitError
-    from solver.rules import Position
+    from solver.oracles.retro import RetroOracle
+    from solver.common.limits import MemoryLimitError
+    from solver.game.rules import Position
 
     p = Position.start(3, 4, JUMP3)
     oracle = RetroOracle(p.board, JUMP3, max_memory=20 << 20)

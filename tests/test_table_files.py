@@ -11,18 +11,18 @@ import threading
 import numpy as np
 import pytest
 
-from solver import tablefiles
-from solver.board import Board
-from solver.cli import main
-from solver.files import current_umask
-from solver.tablebase import Tablebase
-from solver.tablebuild import build
-from solver.tablefiles import DirectoryStore, TierFile, resume_path, tier_path, write_tier
-from solver.tablegame import AtaxxGame
-from solver.tableindex import TableError, dense_index
-from solver.rules import CLASSIC
-from solver.tiersolver import TierSolver
-from solver.tierresume import TierState
+from solver.tables import storage as tablefiles
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.common.files import current_umask
+from solver.tables.probe import Tablebase
+from solver.tables.build import build
+from solver.tables.storage import DirectoryStore, TierFile, resume_path, tier_path, write_tier
+from solver.tables.game import AtaxxGame
+from solver.tables.index import TableError, dense_index
+from solver.game.rules import CLASSIC
+from solver.tiers.solver import TierSolver
+from solver.tiers.resume import TierState
 
 
 def test_write_tier_never_follows_a_symlink_planted_at_its_temporary_name(tmp_path):

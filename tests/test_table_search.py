@@ -13,18 +13,18 @@ import numpy as np
 import pytest
 
 from solver import engine
-from solver.bitboards import mover_bits
-from solver.board import Board
-from solver.cli import main
-from solver.limits import Limits
-from solver.rules import CLASSIC, UAI, O, X
-from solver.search import SearchOracle, no_probe_tables
-from solver.solving import Solver
-from solver.tablebase import Tablebase
-from solver.tablechecks import random_positions
-from solver.tablefiles import DirectoryStore, tier_path
-from solver.tablegame import AtaxxGame
-from solver.tiersolver import TierSolver
+from solver.game.bitboards import mover_bits
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.common.limits import Limits
+from solver.game.rules import CLASSIC, UAI, O, X
+from solver.oracles.search import SearchOracle, no_probe_tables
+from solver.solve.solver import Solver
+from solver.tables.probe import Tablebase
+from solver.tables.checks import random_positions
+from solver.tables.storage import DirectoryStore, tier_path
+from solver.tables.game import AtaxxGame
+from solver.tiers.solver import TierSolver
 
 THREE_FIVE = Board(3, 5)
 BLOCKED = Board(4, 4, (1 << 5) | (1 << 10))  # 4 x 4 with b2 and c3 blocked

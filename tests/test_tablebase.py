@@ -10,20 +10,20 @@ import re
 import numpy as np
 import pytest
 
-from solver.board import Board
-from solver.cli import main
-from solver.retro import RetroOracle
-from solver.reference import ReferenceSolution
-from solver.rules import CLASSIC, O, X, Position
-from solver.tablebase import MissingTableError, Tablebase, TableOracle, decode
-from solver.tablebuild import build, executor_for
-from solver.tablechecks import check_tables, contents
-from solver.tablefiles import tier_path
-from solver.tablegame import AtaxxGame
-from solver.tableindex import TableError, _byte_pext_pdep, dense_index
-from solver.tiercheck import self_test, verify
-from solver.tiersolver import TierSolver
-from solver.tierstore import MemoryStore
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.oracles.retro import RetroOracle
+from solver.oracles.reference import ReferenceSolution
+from solver.game.rules import CLASSIC, O, X, Position
+from solver.tables.probe import MissingTableError, Tablebase, TableOracle, decode
+from solver.tables.build import build, executor_for
+from solver.tables.checks import check_tables, contents
+from solver.tables.storage import tier_path
+from solver.tables.game import AtaxxGame
+from solver.tables.index import TableError, _byte_pext_pdep, dense_index
+from solver.tiers.check import self_test, verify
+from solver.tiers.solver import TierSolver
+from solver.tiers.store import MemoryStore
 
 SMALL = [Board(1, 5), Board(2, 3), Board(2, 4, 0b00100100), Board(3, 3, 1 << 4), Board(3, 3), Board(2, 2)]
 
@@ -261,7 +261,7 @@ def test_a_transposed_board_is_answered_by_the_tables_of_its_transpose(tmp_path)
 
 @pytest.mark.slow
 def test_distributed_build_equals_the_single_process_build():
-    from solver.cluster import LocalDaskCluster
+    from solver.tiers.cluster import LocalDaskCluster
 
     boards = [Board(3, 4), Board(3, 5)]
     single = {b: solved(b) for b in boards}

@@ -12,16 +12,17 @@ import time
 import numpy as np
 import pytest
 
-import solver.tierresume as tierresume
-from solver.board import Board
-from solver.cli import build_stop_handler, main
-from solver.tablebuild import CHECKPOINT_BYTES, build, plan_build
-from solver.tablefiles import DirectoryStore, board_name, parse_board_name, resume_path, tier_path
-from solver.tablegame import AtaxxGame
-from solver.tableindex import TableError, dense_index
-from solver.tierresume import CheckpointError, MemoryCheckpoints, TierInterrupted, TierState
-from solver.tiersolver import TierSolver
-from solver.tierstore import MemoryStore
+import solver.tiers.resume as tierresume
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.app.commands.tables import build_stop_handler
+from solver.tables.build import CHECKPOINT_BYTES, build, plan_build
+from solver.tables.storage import DirectoryStore, board_name, parse_board_name, resume_path, tier_path
+from solver.tables.game import AtaxxGame
+from solver.tables.index import TableError, dense_index
+from solver.tiers.resume import CheckpointError, MemoryCheckpoints, TierInterrupted, TierState
+from solver.tiers.solver import TierSolver
+from solver.tiers.store import MemoryStore
 
 
 def digest(store):
@@ -190,7 +191,7 @@ def damage(raw, how):
     if how == "foreign":
         return b"my notes\n"
     if how == "format":
-        return raw.replace(b"ATAXX-RESUME 1", b"ATAXX-RESUME 7", 1)
+        return raw.replace(b"TIER-CHECKPOINT 1", b"TIER-CHECKPOINT 7", 1)
     raise AssertionError(how)
 
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from solver import engine
-from solver.board import Board
-from solver.tablegame import AtaxxGame
-from solver.tierexec import LocalExecutor
-from solver.tiersolver import MIN_CHUNK, TierSolver
-from solver.tierstore import MemoryStore
+from solver.game.board import Board
+from solver.tables.game import AtaxxGame
+from solver.tiers.executors import LocalExecutor
+from solver.tiers.solver import MIN_CHUNK, TierSolver
+from solver.tiers.store import MemoryStore
 
 NOT_FINAL, UNUSED = engine.tier_kernels.NOT_FINAL, engine.tier_kernels.UNUSED
 
@@ -45,7 +45,7 @@ def test_a_large_tiers_census_and_sorted_fronts_give_the_codes_of_a_small_tiers_
     # a small tier lists every level's events in one pass and leaves its fronts in the order
     # they settled; a large one takes a census of the whole tier at each level, loads windows of
     # depths and sorts its fronts: both give the same codes
-    monkeypatch.setattr("solver.tiersolver.SMALL_TIER", 0)
+    monkeypatch.setattr("solver.tiers.solver.SMALL_TIER", 0)
     store = MemoryStore()
     TierSolver(AtaxxGame(board), store, apply_threads=2, parallel_above=64).solve()
     assert digest(store) == DIGESTS[board]
@@ -189,8 +189,8 @@ def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
     steps' buckets whole; three take each bucket out on its maker's worker. (A cluster starts in
     about 5 s here, and its workers load the kernels in as many again.)"""
     pytest.importorskip("distributed")
-    from solver.cluster import LocalDaskCluster
-    from solver.tierdist import RoutedTierSolver
+    from solver.tiers.cluster import LocalDaskCluster
+    from solver.tiers.distributed import RoutedTierSolver
 
     one = MemoryStore()
     TierSolver(AtaxxGame(board), one).solve()
@@ -198,7 +198,7 @@ def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
         solver = RoutedTierSolver(AtaxxGame(board), MemoryStore(), executor, owner_min=1, window_events=1)
         assert len(solver.slots()) == workers * threads and len(set(solver.slots())) == workers
         report = solver.solve()
-        held = executor.client.run(lambda: len(__import__("solver.tierdist").tierdist._OWNERS))
+        held = executor.client.run(lambda: len(__import__("solver.tiers.distributed").tiers.distributed._OWNERS))
     assert digest(solver.store) == digest(one) == DIGESTS.get(board, digest(one))
     assert report.tiers[3].max_front > 0 and all(t.worker_cpu_seconds > 0 for t in report.tiers)
     assert list(held.values()) == [0] * workers
@@ -208,15 +208,15 @@ def test_a_routed_build_gives_the_codes_of_one_process(workers, threads, board):
 @pytest.mark.parametrize("board", ["3x5", "4x4"])
 def test_a_two_worker_cluster_build_writes_the_same_files(tmp_path, capsys, caplog, board):
     """`tables build --cluster local:2` resolves each tier on the workers, each owning a range
-    (solver.tierdist), and writes the files of a one-thread build, byte for byte."""
+    (solver.tiers.distributed), and writes the files of a one-thread build, byte for byte."""
     pytest.importorskip("distributed")
     import logging
 
-    from solver.cli import main
+    from solver.app.cli import main
 
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["tables", "build", board, "--dir", str(one), "--jobs", "1"]) == 0
-    with caplog.at_level(logging.INFO, logger="solver.tierdist"):
+    with caplog.at_level(logging.INFO, logger="solver.tiers.distributed"):
         assert main(["tables", "build", board, "--dir", str(two), "--cluster", "local:2"]) == 0
     assert any("2 owners on 2 workers" in r.getMessage() for r in caplog.records)
     names = sorted(p.name for p in one.iterdir())

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from solver import Limits, Solver
-from solver.cli import main
-from solver.players import GreedyPlayer
-from solver.rules import UAI, X, Position
-from solver.uai_engine import GoLimits, UAIEngine, parse_go, time_budget
+from solver.app.cli import main
+from solver.play.players import GreedyPlayer
+from solver.game.rules import UAI, X, Position
+from solver.play.uai_server import GoLimits, UAIEngine, parse_go, time_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "solver", "uai"]
@@ -306,7 +306,7 @@ def test_almost_no_time_left_still_gets_a_legal_move():
 
 
 def test_the_score_of_an_interval():
-    from solver.uai_engine import Choice, score_words
+    from solver.play.uai_server import Choice, score_words
 
     assert score_words(Choice(None, "proved", 5, 5), 12) == "score cp 500"
     assert score_words(Choice(None, "bound", 2, 12), 12) == "score cp 200 lowerbound"

@@ -1,4 +1,4 @@
-"""The researcher's table (solver/valuetable.py, `ataxx-solve values`): the boards it lists, the
+"""The researcher's table (solver/cgt/valuetable.py, `ataxx-solve values`): the boards it lists, the
 rows of small boards, the refusals, and the command's output, JSON keys and exit codes."""
 
 import json
@@ -6,10 +6,10 @@ import json
 import pycgt
 import pytest
 
-from solver.board import Board
-from solver.cli import main
-from solver.rules import CLASSIC, UAI, Position
-from solver.valuetable import orbits, symmetric_layouts, table_positions, value_row, value_table
+from solver.game.board import Board
+from solver.app.cli import main
+from solver.game.rules import CLASSIC, UAI, Position
+from solver.cgt.valuetable import orbits, symmetric_layouts, table_positions, value_row, value_table
 
 
 def test_the_orbits_of_a_rectangle_and_of_a_square():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from solver.bench import ENDGAME_FILE
-from solver.cli import main
+from solver.app.bench import ENDGAME_FILE
+from solver.app.cli import main
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -124,7 +124,7 @@ def test_missing_engine_is_reported(suite, capsys):
 
 @pytest.mark.slow
 def test_builtin_players_on_the_smallest_endgames(tmp_path, capsys):
-    from solver.formats import read_file, write_fen
+    from solver.io.formats import read_file, write_fen
 
     entries = [e for e in read_file(str(ENDGAME_FILE))
                if e.position.empty.bit_count() == 4][:1]
@@ -176,9 +176,9 @@ def test_html_report_loads_in_headless_chromium(suite, tmp_path, capsys):
 
 def test_verdicts_from_intervals():
     """A verdict is given only when it is proved (X to move here: higher is better for the mover)."""
-    from solver.analysis import Interval
-    from solver.formats import parse_position
-    from solver.verify import verdict
+    from solver.solve.analysis import Interval
+    from solver.io.formats import parse_position
+    from solver.play.verify import verdict
 
     p = parse_position("to-move: x\nx...o").position
     q = p.replace(turn="o")
@@ -236,7 +236,7 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     ("huge", "EngineProtocolError", r"^a line of more than 64 KiB in answer to go"),
 ])
 def test_engine_failures_are_told_apart_by_type(mode, error, message):
-    from solver import uai
+    from solver.play import uai_client as uai
 
     engine = uai.UAIEngine(f"{FAKE} {mode}", timeout=1)
     try:
@@ -255,11 +255,11 @@ def test_engine_failures_are_told_apart_by_type(mode, error, message):
 
 
 def test_unexpected_engine_output_is_logged_not_fatal(caplog):
-    from solver import uai
+    from solver.play import uai_client as uai
 
     engine = uai.UAIEngine(f"{FAKE} noisy")
     try:
-        with caplog.at_level("WARNING", logger="solver.uai"):
+        with caplog.at_level("WARNING", logger="solver.play.uai_client"):
             assert engine.bestmove("x1o x 0 1") == "b1"
     finally:
         engine.close()

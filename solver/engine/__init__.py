@@ -3,23 +3,23 @@
 Every ``@njit`` function of the project lives in a module of this package, and
 nothing else does: kernels take plain numpy arrays and integers and return the
 same (positions as ``(mine, theirs, counter)`` bit sets, moves as integer codes:
-:mod:`solver.bitboards`). The plain Python that drives them (the oracles, the
+:mod:`solver.game.bitboards`). The plain Python that drives them (the oracles, the
 tablebases, perft's front end) sits beside, in :mod:`solver`, and reaches a
 kernel module through this package as an attribute, ``engine.search.search_test``:
 
 - ``kernels``: the rules on bitboards (moves, play, game over, symmetry, hashing);
 - ``search``, ``dfpn``, ``ttable``: null-window tests by alpha-beta and by proof numbers, and
-  the transposition table they share (:mod:`solver.search`);
+  the transposition table they share (:mod:`solver.oracles.search`);
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
-  per-counter answers, its table and the options read from it (:mod:`solver.retro`);
+  per-counter answers, its table and the options read from it (:mod:`solver.oracles.retro`);
 - ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps; ``tier_route``:
   its steps when the owners of a tier's ranges are workers of a cluster; ``tbprobe``: the
   tablebases probed inside the search;
-- ``perft``: move counting (:mod:`solver.perft`); ``bits``: popcount and friends;
-- ``fenscan``: files of FEN lines read in bulk (:mod:`solver.fenlines`).
+- ``perft``: move counting (:mod:`solver.game.perft`); ``bits``: popcount and friends;
+- ``fenscan``: files of FEN lines read in bulk (:mod:`solver.io.fenlines`).
 
 Importing this package loads nothing: a kernel module (and numba, about a second)
-is imported on first access, so ``import solver.cli`` stays fast. :class:`Run`
+is imported on first access, so ``import solver.app.cli`` stays fast. :class:`Run`
 calls a kernel in a worker thread, abortable, with progress; the first use of a
 kernel not yet in numba's on-disk cache is said out loud (a log message).
 """
@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..limits import TimeLimitError
+from solver.common.limits import TimeLimitError
 
 KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "counters", "solved", "options", "dense",
                   "tier_kernels", "tier_route", "tbprobe", "perft", "fenscan")

@@ -1,6 +1,6 @@
 """Ataxx's side of the tablebases, compiled: a perfect index of every position, moves and un-moves.
 
-The index (the arrays are built by :class:`solver.tableindex.DenseIndex`): the playable
+The index (the arrays are built by :class:`solver.tables.index.DenseIndex`): the playable
 squares are split into a small set S (at most 8 squares, a union of orbits of the
 board's symmetries) and the rest R. Each square is empty, the mover's or the other
 side's (colour inversion is folded in by reading pieces from the mover's side).
@@ -20,7 +20,7 @@ side's (colour inversion is folded in by reading pieces from the mover's side).
 Every step is a table lookup: the R part's empty set is ranked and unranked by tables
 of its 2 ** |R| subsets, its colours gathered and spread by 8-bit pext/pdep tables, and
 a symmetry applied while gathering (``rbyte`` holds each symmetry's image). The arrays
-travel as one tuple, ``ix`` (built by :class:`solver.tableindex.DenseIndex`).
+travel as one tuple, ``ix`` (built by :class:`solver.tables.index.DenseIndex`).
 
 Moves are the kernels' codes (:mod:`.kernels`); a clone leaves the tier for tier
 ``e - 1``, a jump or a pass stays in it. Un-moves (:func:`tier_parents`) give, for a
@@ -89,7 +89,7 @@ def _r_number(rm, rt, r, rbytes, rank, bits8):
 
 @njit(cache=True, inline='always')
 def index_of(mine, theirs, ix):
-    """(tier, number) of a position in the dense index ``ix`` (see :class:`solver.tableindex.DenseIndex`)."""
+    """(tier, number) of a position in the dense index ``ix`` (see :class:`solver.tables.index.DenseIndex`)."""
     e, i, _ = _index_sym(mine, theirs, ix)
     return e, i
 

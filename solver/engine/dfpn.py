@@ -12,7 +12,7 @@ threshold is the parent's with the second-best child's number times 1 + 1/4
 (Pawlewicz and Lew's 1 + epsilon trick, fewer re-expansions of the same subtree).
 A new leaf gets proof number 1 and, as disproof number, its mover's number of
 moves (each must be refuted). A child's threshold for the mover's score is the
-parent's carried through :func:`solver.scores.widen`, as in the alpha-beta search.
+parent's carried through :func:`solver.common.scores.widen`, as in the alpha-beta search.
 
 Loops (graph history interaction)
 ---------------------------------
@@ -47,14 +47,24 @@ Kernels take and return plain arrays and integers.
 import numpy as np
 from numba import njit
 
-from .. import scores
+from solver.common import scores
+
 from . import ttable
-from .ttable import K3, mix
 from .bits import lowest_square, popcount
-from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
-                      play)
+from .kernels import (
+    canonical,
+    game_status,
+    grow,
+    grow_rows,
+    key_hash,
+    map_move_by,
+    min_plies_to_end,
+    next_counter,
+    play,
+)
 from .search import S_TABLE, fill_out
 from .tbprobe import T_MAX, table_score
+from .ttable import K3, mix
 
 INF = np.int64(1 << 40)  # a proof or disproof number that is infinite
 STORED_INF = np.uint64(0xFFFFFFFF)

@@ -6,8 +6,8 @@ two digits, separated by ``/``, all of one width), then optionally the side (one
 ``xXoObBwW``), the counter (one to nine ASCII digits) and the move number (one to nine digits, not
 0), separated by spaces or tabs, with nothing else on the line. Anything else (``startpos``,
 ``moves``, headers, comments, grids, other whitespace, non-ASCII, errors of every kind) is kind
-:data:`OTHER`: the caller reads those lines with the ordinary parser (:mod:`solver.formats`), which
-says what is wrong. A plain FEN is read exactly as :func:`solver.fen.read_fen` reads it.
+:data:`OTHER`: the caller reads those lines with the ordinary parser (:mod:`solver.io.formats`), which
+says what is wrong. A plain FEN is read exactly as :func:`solver.game.fen.read_fen` reads it.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def scan(data):
         rows, cols = _read_board(data, tok_a[0], tok_b[0], cells)
         if rows == 0 or rows * cols > MAX_SQUARES:
             continue
-        # the format is told by the line (solver.fen.looks_like_fen): a '/' or a digit in the board
+        # the format is told by the line (solver.game.fen.looks_like_fen): a '/' or a digit in the board
         seen = False
         for i in range(tok_a[0], tok_b[0]):
             if data[i] == 47 or 48 <= data[i] <= 57:

@@ -1,6 +1,6 @@
 """Options with forced passes (SPEC section 5), read from a solved graph in one compiled pass.
 
-The plain statement is :meth:`solver.analysis.Analyzer.options`: a breadth-first
+The plain statement is :meth:`solver.solve.analysis.Analyzer.options`: a breadth-first
 search from the board with ``side`` to move over ``side``'s moves, continuing
 while the other side then has to pass, and keeping, for each board reached, the
 first sequence found. :func:`option_closure` is the same search on bitboards, in
@@ -19,7 +19,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import game_status, gen_moves, grow_rows, next_counter, play, reaches_empty
+from .kernels import (
+    game_status,
+    gen_moves,
+    grow_rows,
+    next_counter,
+    play,
+    reaches_empty,
+)
 from .solved import EMPTY_SLOT, MAX_MOVES, new_table, position_value, probe_slot
 
 OK, TOO_MANY_BOARDS, NOT_SOLVED = 0, 1, 2

@@ -44,9 +44,8 @@ from numba import njit
 
 from .bits import popcount, prefetch
 from .kernels import canonical, game_status, grow, key_hash, moves_or_pass, play
-from .solved import (INF, MAX_MOVES, probe_slot, rebuild_table, slot_index)
+from .solved import INF, MAX_MOVES, probe_slot, rebuild_table, slot_index
 from .tier_kernels import NOT_FINAL, counting_order, settle
-
 
 # Status codes returned by the kernels.
 OK, OUT_OF_MEMORY, TOO_MANY_STATES, ABORTED = 0, 1, 2, 3

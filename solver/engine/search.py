@@ -3,7 +3,7 @@
 Everything here answers one question, "is the mover's score at least s?" (a
 *test*), by a fail-soft alpha-beta search in the null window (s - 1, s). The
 answer is a proof: a *lower bound* when yes, an *upper bound* when no. Values,
-outcomes, intervals and depths are sequences of tests (:class:`solver.search.SearchOracle`).
+outcomes, intervals and depths are sequences of tests (:class:`solver.oracles.search.SearchOracle`).
 
 Scores
 ------
@@ -12,7 +12,7 @@ in d plies, ``u * M + d`` when it loses by -u, and 0 for a draw (M = 2**20).
 Maximising it prefers the larger value, then the shorter win or the longer loss
 (SPEC section 4). A child's score w becomes ``h(-w)`` for the parent, with
 h(x) = x - 1 for x > 0 and x + 1 for x < 0, so windows translate exactly
-(:func:`solver.scores.widen`). A test "is the value at least k?" puts s = k * M - M/2 (the
+(:func:`solver.common.scores.widen`). A test "is the value at least k?" puts s = k * M - M/2 (the
 boundary between two values); a test inside a value's band asks about depth.
 No threshold is ever 0, so every node of a test asks a yes/no question.
 
@@ -129,7 +129,7 @@ Limits
 There is no ply limit: the stack grows as needed (up to the memory budget).
 A test stops, without an answer, at the node limit, on abort (deadline or
 Ctrl-C), or when the stack outgrows its budget; whatever it stored stays valid.
-:meth:`solver.search.SearchOracle.bounds_of` turns that into an interval that is always proved.
+:meth:`solver.oracles.search.SearchOracle.bounds_of` turns that into an interval that is always proved.
 
 Kernels take and return plain arrays and integers.
 """
@@ -137,11 +137,21 @@ Kernels take and return plain arrays and integers.
 import numpy as np
 from numba import njit
 
-from .. import scores
+from solver.common import scores
+
 from . import ttable
 from .bits import lowest_square, popcount, prefetch
-from .kernels import (canonical, game_status, grow, grow_rows, key_hash, map_move_by, min_plies_to_end, next_counter,
-                      play)
+from .kernels import (
+    canonical,
+    game_status,
+    grow,
+    grow_rows,
+    key_hash,
+    map_move_by,
+    min_plies_to_end,
+    next_counter,
+    play,
+)
 from .tbprobe import T_MAX, table_score
 
 M = np.int64(scores.M)
@@ -467,7 +477,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
     ``geo`` = (playable, adj, jmp, reach, canon, symperm, syminv, rules): the board and the
-    rules (:class:`solver.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ttn, ck,
+    rules (:class:`solver.game.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ttn, ck,
     ci, history, stats, abort): this thread's near table, conditional table, history, counters
     and abort flag; ``opts`` (int64): the horizon (0: none) and how its cut scores for the
     root's mover, whether the repetition rule applies, the clock kind (1: the uai clock fact in

@@ -6,7 +6,7 @@ squares is scored at once with its exact value and depth, and searched no furthe
 
 The tables travel as one tuple, ``tb`` = (ix, codes, toff, tperm, topt):
 
-- ``ix``: the dense index of the table's board (:class:`solver.tablebase.DenseIndex`,
+- ``ix``: the dense index of the table's board (:class:`solver.tables.probe.DenseIndex`,
   :mod:`.dense`), which numbers a position from the mover's side (colour inversion and
   the board's symmetries folded in);
 - ``codes``: the stored codes of tiers 0 .. ``tb_max``, one after the other, and
@@ -18,7 +18,7 @@ The tables travel as one tuple, ``tb`` = (ix, codes, toff, tperm, topt):
   squares through ``tperm``, and the bytes of a board word.
 
 A stored value is the mover's exact margin under the classic rules and its depth SPEC
-section 4's, so the composite score (:mod:`solver.scores`) is ``v * M - d`` for a win,
+section 4's, so the composite score (:mod:`solver.common.scores`) is ``v * M - d`` for a win,
 ``v * M + d`` for a loss and 0 for a draw (finite or by infinite play): exactly the score
 the search would find below the node. The callers probe only under the classic rules,
 which have no counter (under ``uai`` the halfmove clock can end a game the table wins,
@@ -30,7 +30,8 @@ Kernels take and return plain arrays and integers.
 import numpy as np
 from numba import njit
 
-from .. import scores
+from solver.common import scores
+
 from .dense import index_of
 from .kernels import transform
 from .tier_kernels import DEPTH_BITS, DEPTH_INF, VALUE_BIAS

@@ -1,4 +1,4 @@
-"""The tier solver's compiled steps: game-agnostic, on plain arrays (see :mod:`solver.tiersolver`).
+"""The tier solver's compiled steps: game-agnostic, on plain arrays (see :mod:`solver.tiers.solver`).
 
 Nothing here knows a game. A position is a number in its tier; a game hands over
 its moves as compressed rows (``start``, ``slot``, ``child``: slot 0 is the same
@@ -436,7 +436,7 @@ def finish(lo, hi, code, cnt):
 
 @njit(cache=True, nogil=True)
 def check_chunk(lo, final, start, slot, child, own, child_code):
-    """Check stored codes against the moves (the verification pass of :mod:`solver.tiersolver`).
+    """Check stored codes against the moves (the verification pass of :mod:`solver.tiers.solver`).
 
     For every position: a finished game stores its score at depth 0; otherwise the value is
     the best over the children; a decided position (value != 0) or a finite draw has a finite

@@ -1,5 +1,5 @@
 """The tier solver's steps when each owner of a range of a tier's numbers holds that range's
-state on its own (a worker of a cluster: :mod:`solver.tierdist`).
+state on its own (a worker of a cluster: :mod:`solver.tiers.distributed`).
 
 An owner keeps the codes and counters of its range (:func:`.tier_kernels.summarise`) indexed
 from 0 (its *local* numbers: the tier's number less the start of its range). The positions it

@@ -5,7 +5,7 @@ Buckets of four entries (two cache lines); an entry is four 64-bit words:
 - word 0: the check, ``mine ^ mix(word 1, word 2, word 3)`` (see below);
 - word 1: the other side's pieces (the key's second half);
 - word 2: the proved lower and upper bounds on the mover's composite score
-  (:mod:`solver.scores`), two int32;
+  (:mod:`solver.common.scores`), two int32;
 - word 3: the best move, the counter, one bound that holds only in a game cut
   after a horizon (its value, the plies left when it was found, which side of the
   score it bounds and how the cut scores), the log2 of the nodes its search took,
@@ -30,7 +30,8 @@ Kernels take and return plain arrays and integers.
 import numpy as np
 from numba import njit
 
-from .. import scores
+from solver.common import scores
+
 from .kernels import key_hash, map_move
 
 INF_SCORE = np.int64(scores.INF_SCORE)

@@ -1,0 +1,1 @@
+"""The command line, the benchmarks and the pictures."""

@@ -1,0 +1,238 @@
+"""The ``solve`` command (the default): positions solved and printed, pictures, certificates and thermographs written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from solver import __version__
+from solver.app.commands.common import (
+    COMMANDS,
+    EXIT_FAILED,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    MAX_SUMMARY_DEPTH,
+    Commands,
+    Parser,
+    add_game_options,
+    add_notation_option,
+    add_solver_options,
+    check_picture,
+    emit_error,
+    game_pick,
+    limits_of,
+    numbered,
+    open_tables,
+    say,
+    whole_arg,
+    write_output,
+)
+from solver.app.commands.progress import ProgressView
+from solver.app.pictures import (
+    DEFAULT_TREE_DEPTH,
+    board_svg,
+    game_tree_dot,
+    move_before,
+)
+from solver.common.files import OutputError
+from solver.game.notation import Notation
+from solver.game.rules import O, Side, X, parse_rules, side_name
+from solver.io.formats import (
+    FORMATS,
+    Entry,
+    PositionFormatError,
+    read_file,
+    read_text,
+)
+from solver.oracles.search import TableFileError
+from solver.solve import certificate
+from solver.solve.analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
+from solver.solve.report import Report, report_json, report_text, stop_text
+from solver.solve.solver import Solver
+from solver.tables.index import TableError
+from solver.tables.probe import MissingTableError
+
+
+def add_solve(commands: Commands) -> Parser:
+    p = commands.add_parser(
+        "solve", prog="ataxx-solve", help=COMMANDS["solve"], formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B\n"
+                    "dump; several positions separated by blank lines), or standard input when no file is given.",
+        epilog="commands (ataxx-solve COMMAND --help for each):\n"
+               + "\n".join(f"  {name:<8} {text}" for name, text in COMMANDS.items()),
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
+    p.add_argument("--to-move", choices=("x", "o", "both"),
+                   help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    add_game_options(p, "the final position")
+    add_notation_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per position (keys in README.md)")
+    p.add_argument("--moves", action="store_true", help="list every legal move with its exact value")
+    p.add_argument("--value", action="store_true",
+                   help="the board's game value: canonical form (CGSuite syntax), stops, mean, temperature")
+    p.add_argument("--cut-loops", action="store_true",
+                   help="--value by Chen's convention: repetitions cut to 0, zugzwangs kept (says what it cut)")
+    p.add_argument("--thermograph", metavar="FILE",
+                   help="write the thermograph of the board's game value as SVG (implies --value)")
+    p.add_argument("--outcome-only", action="store_true",
+                   help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
+    add_solver_options(p)
+    p.add_argument("--orth-depth", type=whole_arg(0, MAX_SUMMARY_DEPTH), metavar="N",
+                   help=f"expand orthodox summaries to N levels (default: the line as deep as fits in "
+                        f"{SUMMARY_WIDTH} characters, the tree and JSON at least {DEFAULT_ORTH_DEPTH} levels)")
+    p.add_argument("--orth-format", choices=("line", "tree"), default="line",
+                   help="print orthodox summaries on one line (default) or as an indented tree")
+    p.add_argument("--dot", metavar="FILE", help="write the solved game tree as Graphviz DOT")
+    p.add_argument("--tree-depth", type=whole_arg(0, MAX_SUMMARY_DEPTH), default=DEFAULT_TREE_DEPTH, metavar="N",
+                   help=f"plies of the tree in --dot (default {DEFAULT_TREE_DEPTH}, at most {MAX_SUMMARY_DEPTH})")
+    p.add_argument("--svg", metavar="FILE", help="draw the board as SVG, each square tinted by the value of moving there")
+    p.add_argument("--table-file", metavar="FILE",
+                   help="the search resumes from FILE when it exists and saves its tables to it after each position, "
+                        "so that several runs add up (one board and rule set per file)")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write every bound proved with the strategy that proves it, for 'ataxx-solve certificate "
+                        "check FILE' (FILE, FILE-2, ... for several positions)")
+    p.add_argument("--version", action="version", version=f"ataxx-solve {__version__}")
+    p.set_defaults(run=solve_command, parser=p)
+    return p
+
+
+def solve_parser() -> argparse.ArgumentParser:
+    """The parser of the solve command (the default command), on its own."""
+    return add_solve(Parser(prog="ataxx-solve").add_subparsers())
+
+
+def _check_pictures(args: argparse.Namespace, count: int) -> None:
+    """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
+    raises OutputError for the first that may not be written."""
+    for path, kind in ((args.dot, "dot"), (args.svg, "svg"), (args.certificate, "certificate"),
+                       (args.thermograph, "svg")):
+        for k in range(1, count + 1) if path else ():
+            check_picture(numbered(path, k), kind, args.files)
+
+
+def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int, entry: Entry) -> None:
+    root = report.sides[0].position
+    before = move_before(entry) if entry.position.turn == root.turn else None
+    for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
+                             (args.svg, "svg", lambda: board_svg(analyzer, root, last_move=before))):
+        if path:
+            target = numbered(path, k)
+            write_output(target, make(), kind, args.files)
+            say(f"wrote {target}")
+
+
+def solve_command(args: argparse.Namespace) -> int:
+    rules = parse_rules(args.rules)
+    if args.files:
+        items = [item for f in args.files for item in read_file(f, args.format, rules, game_pick(args))]
+    else:
+        try:
+            data = sys.stdin.buffer.read()
+        except OSError as exc:
+            say(f"<stdin>: cannot read: {exc.strerror}")
+            return EXIT_INPUT
+        items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
+    try:
+        _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
+    except OutputError as exc:
+        say(f"ataxx-solve: cannot write {exc}")
+        return EXIT_INPUT
+    status = EXIT_OK
+    solved = 0
+    view = ProgressView() if sys.stderr.isatty() else None
+    solver = Solver(rules, args.solver, limits_of(args),
+                    progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
+                    table_file=args.table_file)
+    unbounded_said = args.timeout is not None or args.max_states is not None or args.nodes is not None
+    for item in items:
+        if isinstance(item, PositionFormatError):
+            emit_error(item, args.json)
+            status = max(status, EXIT_INPUT)
+            continue
+        sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
+        try:
+            analyzer = solver.analyzer(item.position)
+        except (MissingTableError, TableFileError, TableError) as exc:  # (the search reads the tables it probes)
+            emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
+            status = max(status, EXIT_INPUT)
+            continue
+        if analyzer.oracle.proves_bounds and not unbounded_said:  # the search may run for hours: say how to stop it
+            unbounded_said = True
+            say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
+                 "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
+        try:
+            report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
+                                  certify=args.certificate is not None, value=args.value or args.thermograph is not None,
+                                  cut_loops=args.cut_loops)
+        except (MissingTableError, TableError) as exc:  # a tier missing or found damaged while probing
+            emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
+            status = max(status, EXIT_INPUT)
+            continue
+        finally:
+            if view is not None:
+                view.close()
+        settled = report.outcomes_proved if args.outcome_only else report.exact
+        if not settled:
+            status = max(status, EXIT_FAILED)
+            open_ = [s for s in report.sides if not (s.exact or (args.outcome_only and s.interval.outcome_proved))]
+            reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
+            proved = ", ".join(f"{side_name(s.side)} to move {s.interval.text()}" for s in open_)
+            say(f"{item.source}:{item.line}: stopped: {'; '.join(reasons) or 'not solved'}"
+                 + (f"; proved {proved}" if proved else ""))
+        if report.interrupted or report.certificate_error == "interrupted":
+            _print_report(args, report)
+            say("ataxx-solve: interrupted")
+            return EXIT_INTERRUPTED
+        if report.expect_failures:
+            status = max(status, EXIT_FAILED)
+        solved += 1
+        if args.certificate is not None:
+            if report.certificate_error is not None:
+                say(f"{item.source}:{item.line}: no certificate: {report.certificate_error}")
+                status = max(status, EXIT_FAILED)
+            elif not report.claims:
+                say(f"{item.source}:{item.line}: no certificate: no bound narrower than the widest was proved")
+            else:
+                target = numbered(args.certificate, solved)
+                try:
+                    check_picture(target, "certificate", args.files)
+                    certificate.write(target, report.claims)
+                except OutputError as exc:
+                    say(f"ataxx-solve: cannot write {exc}")
+                    return EXIT_INPUT
+                say(f"wrote {target} ({len(report.claims)} bound{'s' if len(report.claims) != 1 else ''}, "
+                     f"{sum(len(c.strategy) for c in report.claims):,} positions of strategy)")
+        if (args.dot or args.svg) and not all(s.exact for s in report.sides):  # a skipped summary is no matter
+            say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
+        elif args.dot or args.svg:
+            try:
+                _write_pictures(args, report, analyzer, solved, item)
+            except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
+                say(f"ataxx-solve: cannot write {exc}")
+                return EXIT_INPUT
+        if args.thermograph:
+            if report.game_value is None:
+                say(f"{item.source}:{item.line}: no thermograph: {report.game_value_note}")
+            else:
+                target = numbered(args.thermograph, solved)
+                try:
+                    write_output(target, report.game_value.thermograph_svg(), "svg", args.files)
+                except OutputError as exc:
+                    say(f"ataxx-solve: cannot write {exc}")
+                    return EXIT_INPUT
+                say(f"wrote {target}")
+        _print_report(args, report)
+    return status
+
+
+def _print_report(args: argparse.Namespace, report: Report) -> None:
+    if args.json:
+        print(json.dumps(report_json(report, args.moves, Notation(args.notation))))
+    else:
+        print(report_text(report, args.moves, orth_tree=args.orth_format == "tree", notation=Notation(args.notation)))
+        print()
+    sys.stdout.flush()

@@ -1,0 +1,623 @@
+"""Pictures of solved positions: the game tree as Graphviz DOT, the board as SVG (tinted by
+the value of every move, moves drawn as arrows, a legend), and the audit page of ``verify
+--html`` (HTML with the boards of the mistakes, each with its verdict in words).
+
+All are plain text written here (no Graphviz or drawing library is needed to
+write them; ``dot`` renders the DOT file).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from html import escape as html_escape
+from typing import Callable, Mapping, Sequence
+from xml.sax.saxutils import escape
+
+from solver.common.limits import LimitError
+from solver.game.notation import signed
+from solver.game.rules import (
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    O,
+    Position,
+    Side,
+    X,
+    move_order_key,
+    side_name,
+)
+from solver.io.formats import Entry, grid_rows, write_fen
+from solver.oracles.search import SearchOracle
+from solver.play.verify import Check, PlayerSummary, Verifier
+from solver.solve.analysis import Analyzer, Interval
+
+DEFAULT_TREE_DEPTH = 2
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def game_tree_dot(analyzer: Analyzer, root: Position, depth: int = DEFAULT_TREE_DEPTH) -> str:
+    """The solved game tree from ``root`` to ``depth`` plies as a DOT digraph.
+
+    One node per distinct position (a position reached twice is drawn once), labelled
+    with its board, the side to move and its value; one edge per legal move, labelled
+    with the move; the optimal moves are drawn bold. Finished games are drawn as boxes
+    with double borders.
+    """
+    ids: dict[Position, str] = {}
+    nodes: list[str] = []
+    edges: list[str] = []
+
+    def node(p: Position) -> str:
+        if p in ids:
+            return ids[p]
+        name = f"n{len(ids)}"
+        ids[p] = name
+        ev = analyzer.evaluate(p)
+        rows = grid_rows(p.board, p.x, p.o)
+        if p.is_over():
+            caption = f"game over: {signed(ev.value)}"
+        else:
+            caption = f"{side_name(p.turn)} to move: {signed(ev.value)}"
+        label = "\\l".join(rows) + "\\l" + caption.replace('"', "")
+        shape = "box, peripheries=2" if p.is_over() else "box"
+        nodes.append(f'  {name} [shape={shape}, fontname="monospace", label="{label}\\l"];')
+        return name
+
+    frontier = [root]
+    node(root)
+    expanded: set = set()
+    for _ in range(depth):
+        if not frontier:
+            break
+        nxt = []
+        for p in frontier:
+            if p in expanded or p.is_over():
+                continue
+            expanded.add(p)
+            for info in analyzer.moves(p, order="notation"):
+                c = info.position
+                seen = c in ids
+                style = ", style=bold, penwidth=2.5" if info.optimal else ""
+                edges.append(f"  {ids[p]} -> {node(c)} [label={_dot_quote(info.name)}{style}];")
+                if not seen:
+                    nxt.append(c)
+        frontier = nxt
+    head = ["digraph ataxx {", '  graph [rankdir=TB, fontname="monospace"];', '  edge [fontname="monospace"];']
+    return "\n".join(head + nodes + edges + ["}"]) + "\n"
+
+
+# -- SVG ------------------------------------------------------------------------------------------
+
+CELL = 48
+MARGIN = 28
+LEGEND_WIDTH = 320  # the legend's column, right of the board
+LINE = 20           # one line of the legend
+
+# The moves drawn on a board, after python-chess's svg module: a jump is an arrow with a head
+# from its square to its target, a clone (it has no from-square) a ring on the square it fills.
+# Each kind has its colour and stroke, so that the two tell apart without colour too.
+ARROW_STYLES = {  # kind: (colour, dashes or "", what the legend calls it)
+    "played": ("#1f4fa8", "", "played"),
+    "best": ("#e07000", "9 5", "best"),
+}
+LAST_MOVE_COLOUR = "#d9b400"  # the frame of the last move's squares (python-chess's lastmove mark)
+UNSOLVED_FILL = "#dcdcf0"     # a square whose value is only bounded (the budget ran out)
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """A move to draw on a board: ``kind`` is a key of :data:`ARROW_STYLES` ('played', 'best')."""
+
+    move: Move
+    kind: str = "played"
+
+    def __post_init__(self) -> None:
+        if self.kind not in ARROW_STYLES:
+            raise ValueError(f"arrow kind {self.kind!r}: not one of {', '.join(ARROW_STYLES)}")
+
+
+def _tint(gain: float) -> str:
+    """A colour from red (gain -1: the worst square for the mover) to green (+1: the best)."""
+    gain = max(-1.0, min(1.0, gain))
+    if gain >= 0:
+        r, g, b = int(255 - 120 * gain), 255, int(255 - 120 * gain)
+    else:
+        r, g, b = 255, int(255 + 120 * gain), int(255 + 120 * gain)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None,
+                   nodes: int | None = None) -> dict[Move, Interval]:
+    """What is proved about the value (X's side) after each legal move of ``p``: exact values
+    from an oracle that solves exactly (:meth:`Analyzer.moves`); from one that proves bounds
+    (the search), each move's interval within the oracle's limits (its deadline and node
+    budget: a move it had no time for gets the widest interval). Empty when the game is over.
+
+    ``seconds``: at most that long in all (besides the oracle's own deadline), shared evenly
+    between the moves under the search, so that one hard move does not leave the others
+    unsolved; ``nodes``: at most that many nodes of the search in all, shared the same way (what
+    is proved is then the same on any machine). An interrupt (Ctrl-C) propagates as KeyboardInterrupt; a limit raises LimitError
+    from an exact oracle."""
+    if p.is_over():
+        return {}
+    squares = p.board.playable.bit_count()
+    oracle = analyzer.oracle
+    deadline = oracle.deadline
+    searcher = oracle if isinstance(oracle, SearchOracle) else None
+    node_limit = searcher.node_limit if searcher is not None else 0
+    moves = p.legal_moves()
+    try:
+        if not oracle.proves_bounds:
+            if seconds is not None:
+                oracle.deadline = _sooner(deadline, time.monotonic() + seconds)
+            return {i.move: Interval(i.value, i.value, squares) for i in analyzer.moves(p, order="notation")}
+        out: dict[Move, Interval] = {}
+        for m in moves:
+            c = p.push(m)
+            r = c.result()
+            if r is not None:
+                out[m] = Interval(r, r, squares)
+                continue
+            if seconds is not None:
+                oracle.deadline = _sooner(deadline, time.monotonic() + seconds / len(moves))
+            if nodes is not None and searcher is not None:
+                share = searcher.states + max(1, nodes // len(moves))
+                searcher.node_limit = min(node_limit, share) if node_limit else share
+            b = oracle.bounds(c)
+            if b.stopped == "interrupt":
+                raise KeyboardInterrupt
+            out[m] = Interval.from_mover(c.turn, b.lower, b.upper, squares)
+        return out
+    finally:
+        oracle.deadline = deadline
+        if searcher is not None:
+            searcher.node_limit = node_limit
+
+
+def _sooner(a: float | None, b: float) -> float:
+    return b if a is None else min(a, b)
+
+
+def _mover_key(p: Position, iv: Interval) -> tuple[int, int]:
+    lo, hi = iv.for_mover(p.turn)
+    return lo, hi
+
+
+def square_intervals(p: Position, values: Mapping[Move, Interval]) -> dict[int, Interval]:
+    """For each square the mover can move to: what is proved about the best value (X's side) it
+    gets by moving there, from the intervals of the moves there: for the mover, at least the
+    highest lower bound and at most the highest upper bound (exact when every move there is)."""
+    lows: dict[int, int] = {}
+    highs: dict[int, int] = {}
+    for m, iv in values.items():
+        if m.is_pass:
+            continue
+        lo, hi = iv.for_mover(p.turn)
+        lows[m.to] = max(lows.get(m.to, lo), lo)
+        highs[m.to] = max(highs.get(m.to, hi), hi)
+    squares = p.board.playable.bit_count()
+    return {sq: Interval.from_mover(p.turn, lows[sq], highs[sq], squares) for sq in lows}
+
+
+def square_values(analyzer: Analyzer, p: Position) -> dict[int, int]:
+    """For each empty square the mover can move to: the best value (X's side) it gets by moving there."""
+    sign = 1 if p.turn == X else -1
+    best: dict[int, int] = {}
+    for info in analyzer.moves(p, order="notation"):
+        if info.move.is_pass:
+            continue
+        to = info.move.to
+        if to not in best or sign * info.value > sign * best[to]:
+            best[to] = info.value
+    return best
+
+
+def best_move(analyzer: Analyzer, p: Position, values: Mapping[Move, Interval] | None = None) -> Move | None:
+    """The move the solver prefers (SPEC section 4) from an exact oracle; from one that proves
+    bounds, a move proved to keep the value (``values``, from :func:`move_intervals`, when all
+    exact); None when the game is over or no such move is proved."""
+    if p.is_over():
+        return None
+    if not analyzer.oracle.proves_bounds:
+        return next((i.move for i in analyzer.moves(p) if i.preferred), None)
+    if not values or not all(iv.exact for iv in values.values()):
+        return None
+    top = max(_mover_key(p, iv) for iv in values.values())
+    return min((m for m, iv in values.items() if _mover_key(p, iv) == top), key=lambda m: move_order_key(p.board, m))
+
+
+def _centre(p: Position, sq: int) -> tuple[float, float]:
+    board = p.board
+    return (MARGIN + board.file_of(sq) * CELL + CELL / 2,
+            MARGIN + (board.rows - 1 - board.rank_of(sq)) * CELL + CELL / 2)
+
+
+def _move_kind(m: Move) -> str:
+    return "pass" if m.is_pass else "clone" if m.is_clone else "jump"
+
+
+def _arrow_svg(p: Position, a: Arrow, at: tuple[float, float] | None = None) -> str:
+    """One arrow (python-chess's geometry: a shaft and a triangular head short of the target's
+    centre); a clone is a ring on its square. ``at``: draw a sample for the legend there instead."""
+    colour, dashes, _ = ARROW_STYLES[a.kind]
+    m = a.move
+    if m.is_pass:
+        return ""
+    dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+    small = a.kind != "played"  # two rings on one square stay apart
+    if at is not None:
+        tx, ty = at[0] + 28, at[1]
+        fx, fy = at[0] - 2, at[1]
+        attrs = f'class="legend-arrow {a.kind} {_move_kind(m)}"'
+    else:
+        tx, ty = _centre(p, m.to)
+        fx, fy = _centre(p, m.frm) if m.is_jump else (tx, ty)
+        name = p.board.square_name
+        attrs = (f'class="arrow {a.kind} {_move_kind(m)}" data-move="{p.move_name(m)}"'
+                 + (f' data-from="{name(m.frm)}"' if m.is_jump else "") + f' data-to="{name(m.to)}"')
+    if m.is_clone:
+        r = (0.30 if small else 0.42) * CELL * (0.4 if at is not None else 1.0)
+        cx = tx - 16 if at is not None else tx
+        return (f'<g {attrs} opacity="0.9"><circle cx="{cx:.1f}" cy="{ty:.1f}" r="{r:.1f}" fill="none" '
+                f'stroke="{colour}" stroke-width="{CELL * (0.05 if at is not None else 0.08):.1f}"{dash}/></g>')
+    scale = 0.35 if at is not None else 1.0
+    dx, dy = tx - fx, ty - fy
+    h = math.hypot(dx, dy)
+    size, margin, width = 0.6 * CELL * scale, 0.12 * CELL * scale, 0.16 * CELL * scale
+    sx, sy = tx - dx * (size + margin) / h, ty - dy * (size + margin) / h
+    xtip, ytip = tx - dx * margin / h, ty - dy * margin / h
+    half = 0.5 * size / h
+    head = [(xtip, ytip), (sx + dy * half, sy - dx * half), (sx - dy * half, sy + dx * half)]
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in head)
+    return (f'<g {attrs} opacity="0.85"><line x1="{fx:.1f}" y1="{fy:.1f}" x2="{sx:.1f}" y2="{sy:.1f}" '
+            f'stroke="{colour}" stroke-width="{width:.1f}" stroke-linecap="butt"{dash}/>'
+            f'<polygon points="{points}" fill="{colour}"/></g>')
+
+
+def _clip(text: str, n: int = 18) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequence[Arrow] | None = None,
+              last_move: Move | None = None, legend: bool = True,
+              players: Mapping[Side, str] | None = None,
+              values: Mapping[Move, Interval] | None = None, value: Interval | None = None) -> str:
+    """The board as SVG: pieces, blocks, coordinates, and (with ``tint``) each empty square the
+    side to move can reach tinted by the best value it gets by moving there (green: the mover
+    wins, red: loses, white: a draw; deeper for more points; the value, X's side, is written in
+    the square; a square whose value is only bounded is pale blue with its interval).
+
+    ``arrows``: the moves to draw (:class:`Arrow`); None draws the best move (when ``tint``
+    gives it). ``last_move``: the move that led here (a prior position's move), its squares
+    framed. ``legend``: a column right of the board says who X and O are (``players`` names
+    them), what the colours, arrows and frames mean. ``values``: the moves' intervals when
+    already known (:func:`move_intervals`); ``value``: the position's, for the caption, when
+    known (else it is read from the moves' intervals). Without ``tint`` nothing is solved."""
+    board = p.board
+    if tint and not p.is_over():
+        if values is None:
+            values = move_intervals(analyzer, p)
+    else:
+        values = {}
+    squares = square_intervals(p, values)
+    if arrows is None:
+        best = best_move(analyzer, p, values) if values else None
+        arrows = [] if best is None or best.is_pass else [Arrow(best, "best")]
+    sign = 1 if p.turn == X else -1
+    span = max((abs(iv.lower) for iv in squares.values() if iv.exact), default=1) or 1
+    board_width = 2 * MARGIN + board.cols * CELL
+    board_height = 2 * MARGIN + board.rows * CELL + 24
+    result = p.result()
+    if result is not None:
+        title = f"game over: {signed(result)}"
+    elif tint:
+        title = f"{side_name(p.turn)} to move"
+        if value is not None:
+            title += f", value {value.text()}"
+        elif values:  # the value is the best move's: between the best lower and the best upper bound
+            lo = max(_mover_key(p, iv)[0] for iv in values.values())
+            hi = max(_mover_key(p, iv)[1] for iv in values.values())
+            title += f", value {Interval.from_mover(p.turn, lo, hi, board.playable.bit_count()).text()}"
+    else:
+        title = f"{side_name(p.turn)} to move"
+    items = _legend_items(p, squares, arrows, last_move, players or {}) if legend else []
+    width = board_width + (LEGEND_WIDTH if legend else 0)
+    height = max(board_height, 16 + LINE * len(items))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
+           f"<title>{escape(title)}</title>",
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>']
+    numbers = []
+    for sq in range(board.size):
+        f, r = board.file_of(sq), board.rank_of(sq)
+        x = MARGIN + f * CELL
+        y = MARGIN + (board.rows - 1 - r) * CELL
+        name = board.square_name(sq)
+        piece = p.piece_at(sq)
+        iv = squares.get(sq)
+        if board.is_block(sq):
+            fill, kind = "#555555", "block"
+        elif piece is None and iv is not None:
+            fill = _tint(sign * iv.lower / span) if iv.exact else UNSOLVED_FILL
+            kind = "empty tinted" if iv.exact else "empty bounded"
+        else:
+            fill, kind = "#f4f4f4" if piece is None else "#e8e0c8", "empty" if piece is None else piece
+        out.append(f'<rect class="square {kind}" id="sq-{name}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+                   f'fill="{fill}" stroke="#888888"><title>{name}</title></rect>')
+        cx, cy = x + CELL // 2, y + CELL // 2
+        if piece is not None:
+            colour = "#202020" if piece == X else "#fafafa"
+            out.append(f'<circle class="piece {piece}" cx="{cx}" cy="{cy}" r="{CELL * 0.38:.1f}" fill="{colour}" '
+                       'stroke="#202020" stroke-width="2"/>')
+        elif iv is not None:  # (written after the arrows, over them)
+            size = 14 if iv.exact else 10
+            numbers.append(f'<text class="value" x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{size}">'
+                       f"{iv.text()}</text>")
+    if last_move is not None and not last_move.is_pass:
+        for sq in (last_move.to,) if last_move.is_clone else (last_move.frm, last_move.to):
+            mx, my = _centre(p, sq)
+            out.append(f'<rect class="last-move" data-square="{board.square_name(sq)}" x="{mx - CELL / 2 + 3:.1f}" '
+                       f'y="{my - CELL / 2 + 3:.1f}" width="{CELL - 6}" height="{CELL - 6}" fill="none" '
+                       f'stroke="{LAST_MOVE_COLOUR}" stroke-width="5"/>')
+    for a in arrows:
+        out.append(_arrow_svg(p, a))
+    out.extend(numbers)
+    for f in range(board.cols):
+        x = MARGIN + f * CELL + CELL // 2
+        label = board.square_name(board.square(f, 0)).rstrip("0123456789")
+        out.append(f'<text x="{x}" y="{MARGIN - 8}" text-anchor="middle" font-size="13">{label}</text>')
+        out.append(f'<text x="{x}" y="{MARGIN + board.rows * CELL + 18}" text-anchor="middle" '
+                   f'font-size="13">{label}</text>')
+    for r in range(board.rows):
+        y = MARGIN + (board.rows - 1 - r) * CELL + CELL // 2 + 5
+        out.append(f'<text x="{MARGIN - 10}" y="{y}" text-anchor="middle" font-size="13">{r + 1}</text>')
+        out.append(f'<text x="{board_width - MARGIN + 10}" y="{y}" text-anchor="middle" font-size="13">{r + 1}</text>')
+    out.append(f'<text class="caption" x="{MARGIN}" y="{board_height - 6}" font-size="14">{escape(title)}</text>')
+    if items:
+        out.append('<g class="legend">')
+        x0 = board_width + 4
+        for k, (icon, text) in enumerate(items):
+            y = 16 + LINE * k  # the baseline of the line's text
+            out.append(icon(x0, y - 5))
+            out.append(f'<text x="{x0 + 40}" y="{y}" font-size="13">{escape(text)}</text>')
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+Icon = Callable[[float, float], str]
+
+
+def _arrow_icon(p: Position, a: Arrow) -> Icon:
+    return lambda x, y: _arrow_svg(p, a, at=(x + 4, y))
+
+
+def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence[Arrow],
+                  last_move: Move | None, players: Mapping[Side, str]) -> list[tuple[Icon, str]]:
+    """The legend's lines: an icon drawn at (x, y: the middle of the line) and its text."""
+    mover = side_name(p.turn)
+
+    def piece(colour: str) -> Icon:
+        return lambda x, y: (f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="8" fill="{colour}" '
+                             'stroke="#202020" stroke-width="1.5"/>')
+
+    def swatch(fill: str, stroke: str = "#888888", width: float = 1) -> Icon:
+        return lambda x, y: (f'<rect x="{x + 4:.1f}" y="{y - 8:.1f}" width="16" height="16" fill="{fill}" '
+                             f'stroke="{stroke}" stroke-width="{width}"/>')
+
+    def gradient(x: float, y: float) -> str:
+        return "".join(f'<rect x="{x + 4 + 6 * k:.1f}" y="{y - 8:.1f}" width="6" height="16" fill="{_tint(g)}"/>'
+                       for k, g in enumerate((-1.0, -0.5, 0.0, 0.5, 1.0)))
+
+    items: list[tuple[Icon, str]] = []
+    for side, colour, pgn in ((X, "#202020", "Black"), (O, "#fafafa", "White")):
+        name = players.get(side)
+        text = f"{side_name(side)} ({pgn} in PGN)" + (", to move" if p.turn == side and not p.is_over() else "")
+        items.append((piece(colour), text + (f": {_clip(name)}" if name else "")))
+    if any(p.board.is_block(sq) for sq in range(p.board.size)):
+        items.append((swatch("#555555"), "block (no piece goes there)"))
+    if any(iv.exact for iv in squares.values()):
+        items.append((gradient, f"{mover} moving there: loses ... wins"))
+        items.append((swatch(_tint(0.0)), "white: a draw; deeper: more points"))
+        items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
+                      "the value after it (X's side)"))
+    if any(not iv.exact for iv in squares.values()):
+        items.append((swatch(UNSOLVED_FILL), "only bounded (ran out of budget)"))
+    for a in arrows:
+        what = ARROW_STYLES[a.kind][2]
+        how = {"jump": "a jump", "clone": "a clone", "pass": "a pass"}[_move_kind(a.move)]
+        items.append((_arrow_icon(p, a), f"{what}: {p.move_name(a.move)} ({how})"))
+    if last_move is not None:
+        items.append((swatch("none", LAST_MOVE_COLOUR, 3), f"the move before: {p.move_name(last_move)}"))
+    return items
+
+
+# -- the audit page (verify --html) -----------------------------------------------------------------------------------------
+
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+def mover_words(p: Position, iv: Interval) -> str:
+    """What ``iv`` (X's side) means for the side to move of ``p``: 'wins by 3', 'loses by 2 to 5',
+    'draws', 'at least draws', 'loses by at least 4', ..."""
+    lo, hi = iv.for_mover(p.turn)
+    top = iv.squares
+    if lo == hi:
+        return f"wins by {lo}" if lo > 0 else f"loses by {-lo}" if lo < 0 else "draws"
+    if lo > 0:
+        return f"wins by at least {lo}" if hi >= top else f"wins by {lo} to {hi}"
+    if hi < 0:
+        return f"loses by at least {-hi}" if lo <= -top else f"loses by {-hi} to {-lo}"
+    if lo == 0:
+        return "at least draws"
+    if hi == 0:
+        return "at most draws"
+    return f"has an outcome not proved ({signed(lo)}..{signed(hi)} for it)"
+
+
+def verdict_words(c: Check) -> str:
+    """The verdict on a check in words, for people: 'd5b7 is a blunder: it loses by 5; best f6e5
+    wins by 3 (8 points given away; the value, X's side, +3 to -5)'."""
+    if c.problem:
+        return f"{c.player}'s answer is a problem: {c.problem}"
+    if c.verdict is None or c.value_interval is None or c.best_interval is None:
+        return f"{c.move}: not judged"
+    p, played, best = c.position, c.value_interval, c.best_interval
+    if c.verdict == "optimal":
+        return f"{c.move} is optimal: it {mover_words(p, played)}, the most the position gives (value {played.text()})"
+    if c.verdict == "unsettled":
+        mover = side_name(p.turn)
+        return (f"{c.move} is unsettled: after it {mover} {mover_words(p, played)}; with the best move {mover} "
+                f"{mover_words(p, best)}; the budget ran out before a loss of points was proved or ruled out "
+                f"(values, X's side: {best.text()} the position, {played.text()} the move)")
+    article = "an" if c.verdict == "inaccuracy" else "a"
+    best_part = f"best {c.best_move} {mover_words(p, best)}" if c.best_move else f"the best move {mover_words(p, best)}"
+    given = _points(c.loss) if c.loss is not None else f"at least {_points(c.min_loss or 0)}"
+    return (f"{c.move} is {article} {c.verdict}: it {mover_words(p, played)}; {best_part} "
+            f"({given} given away; the value, X's side, {best.text()} to {played.text()})")
+
+
+def _parsed(p: Position, text: str) -> Move | None:
+    try:
+        return p.parse_move(text)
+    except (InvalidMoveError, IllegalMoveError):
+        return None
+
+
+def check_arrows(c: Check) -> list[Arrow]:
+    """The arrows of a check: the move played, and the best move when it is another one."""
+    out = []
+    played = _parsed(c.position, c.move) if c.move else None
+    if played is not None:
+        out.append(Arrow(played, "played"))
+    best = _parsed(c.position, c.best_move) if c.best_move else None
+    if best is not None and best != played:
+        out.append(Arrow(best, "best"))
+    return out
+
+
+def move_before(entry: Entry) -> Move | None:
+    """The move that reached ``entry``'s position in its game (None outside a game, or at its start)."""
+    if entry.history is None or not entry.history[1]:
+        return None
+    p, moves = entry.history
+    try:
+        for text in moves[:-1]:
+            p = p.push(p.parse_move(text))
+        return p.parse_move(moves[-1])
+    except (InvalidMoveError, IllegalMoveError):  # (the reader checked the game's moves)
+        return None
+
+
+def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
+    """For the index of each check whose position the check before it led to (the moves of a
+    game judged in turn): the move that led there."""
+    out: dict[int, Move] = {}
+    for k in range(1, len(checks)):
+        prev, c = checks[k - 1], checks[k]
+        if prev.problem or prev.source != c.source:
+            continue
+        m = _parsed(prev.position, prev.move)
+        if m is not None and prev.position.push(m) == c.position:
+            out[k] = m
+    return out
+
+
+TINT_SECONDS = 10.0  # the most time the tint of one board of the audit page takes
+
+
+def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint: bool = True,
+              legend: bool = True, seconds: float | None = TINT_SECONDS) -> str:
+    """The board of a check as SVG: tinted with the value of every move (within the verifier's
+    limits, its clock restarted, and at most ``seconds``, or under a node budget that budget
+    and no time: under the search a move not solved in its share is shown with its interval; under an exact solver a limit leaves the squares
+    untinted), the move played and the best move as arrows, the move before it framed, and the
+    legend (the mover named)."""
+    analyzer = verifier.analyzer(c.position)
+    values: Mapping[Move, Interval] | None = None
+    nodes = verifier.solver.limits.nodes
+    if tint:
+        try:  # under a node budget (--nodes) the tint is the same on any machine: no time share
+            values = move_intervals(analyzer, c.position, None if nodes is not None else seconds, nodes)
+        except LimitError:
+            tint = False
+    return board_svg(analyzer, c.position, tint=tint, arrows=check_arrows(c), last_move=last_move,
+                     legend=legend, players={c.position.turn: c.player}, values=values, value=c.best_interval)
+
+
+PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
+<ul>
+<li>X, the black discs, moves first (Black in the PGN of libataxx and python-ataxx); O, the white discs, second
+(White). Grey squares are blocks. Values are X's side: +5 means X ends 5 pieces ahead.</li>
+<li>Each empty square the side to move can reach is tinted by the best it gets by moving there: green, it wins;
+red, it loses; white, a draw; the deeper the colour, the more points. The number is the value after that move.
+A pale blue square with an interval was only bounded within the budget.</li>
+<li><span style="color:{ARROW_STYLES['played'][0]}">&#9644; solid blue</span>: the move played;
+<span style="color:{ARROW_STYLES['best'][0]}">&#9644; dashed orange</span>: the best move. A jump is an arrow
+from the square it leaves; a clone, a ring on the square it fills.
+A <span style="color:{LAST_MOVE_COLOUR}">gold frame</span> marks the move before (in a game).</li>
+</ul></section>
+"""
+
+
+def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: Verifier, title: str,
+                tint: bool = True, tint_seconds: float | None = TINT_SECONDS) -> str:
+    """The ``verify --html`` page, self-contained: the summary table, how to read the boards, then
+    each inaccuracy, blunder and unsettled move with its verdict in words and its board
+    (:func:`check_svg`: tinted, the played and best moves drawn). Tinting solves every move of
+    those positions within the verifier's limits; without ``tint``, or after Ctrl-C while it
+    does, the boards are drawn untinted; each board's tint takes at most ``tint_seconds``."""
+    escape = html_escape
+    rows = "\n".join(
+        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td>"
+        f"<td>{f'{s.percent_optimal:.1f}%' if s.checked else '-'}</td>"
+        f"<td>{f'{s.mean_loss:.2f}' if s.checked else '-'}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
+        f"<td>{s.problems}</td></tr>"
+        for s in summaries)
+    before = last_moves(checks)
+    cards = []
+    for k, c in enumerate(checks):
+        if c.verdict in ("inaccuracy", "blunder", "unsettled") and c.value_interval and c.best_interval:
+            try:
+                svg = check_svg(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
+            except KeyboardInterrupt:  # Ctrl-C while solving the moves: the rest untinted
+                tint = False
+                svg = check_svg(verifier, c, before.get(k), tint=False)
+            cards.append(
+                f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
+                f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
+                f'<p class="verdict">{side_name(c.position.turn)} to move: {escape(verdict_words(c))}.</p>'
+                f"<p><code>{escape(write_fen(c.position))}</code></p>{svg}</section>")
+        elif c.problem:
+            cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'
+                         f"</h3><p>{escape(c.problem)}</p></section>")
+    unsettled = (f"<p>{verifier.unsettled} move(s) could not be settled within the budget: their intervals are "
+                 "shown.</p>" if verifier.unsettled else "<p>Every judged move was settled.</p>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; }}
+td, th {{ border: 1px solid #999; padding: 0.3em 0.8em; text-align: right; }}
+td:first-child, th:first-child {{ text-align: left; }}
+.blunder h3 {{ color: #b00000; }} .inaccuracy h3 {{ color: #a06000; }}
+section {{ margin: 1.5em 0; }}
+</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<table id="summary"><thead><tr><th>player</th><th>checked</th><th>optimal</th><th>mean loss</th>
+<th>inaccuracies</th><th>blunders</th><th>unsettled</th><th>problems</th></tr></thead>
+<tbody>
+{rows}
+</tbody></table>
+{unsettled}
+{PAGE_LEGEND}
+{''.join(cards)}
+</body></html>
+"""

@@ -1,0 +1,236 @@
+"""FEN, the one-line notation of a position (SPEC section 7), and the errors of text input.
+
+``x5o/7/7/7/7/7/o5x x 0 1``: ranks from the top, ``x``, ``o``, ``-`` (a block) and digit runs
+of empty squares; then, all optional, the side to move, the counter and the move number.
+``startpos`` is the 7 x 7 standard start. Read as users type it too: ``.`` for one empty square
+(``x...o/...../o...x``), and libataxx's ``b`` (black, the first player) for ``x`` and ``w`` for
+``o``, for the pieces and the side to move; written with ``x``, ``o`` and digits. This module
+reads and writes the fields; a :class:`solver.game.rules.Position` is made from them by
+:meth:`Position.from_fen` (and written by :meth:`Position.fen`). It sits below
+:mod:`solver.game.rules` and :mod:`solver.io.formats`, which both use it, so that neither imports the
+other.
+
+Every problem is a :class:`PositionFormatError` that names the source, the line and the
+reason. Numbers are ASCII digits of bounded length (:func:`parse_whole`), and messages quote
+at most a few dozen characters of the input (:func:`quote`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from solver.game.board import MAX_SQUARES, Board
+
+STARTPOS = "x5o/7/7/7/7/7/o5x x 0 1"
+MAX_COUNTER = 999_999_999  # counters and move numbers: at most nine digits
+MAX_GAME_MOVES = 10_000    # moves in one game record (a moves: header, or after a FEN)
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut to ``limit`` characters: safe to put in a one-line message."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def parse_whole(text: str, what: str, low: int = 0, high: int = MAX_COUNTER) -> int:
+    """A whole number written in ASCII digits (with a sign when ``low`` < 0), from ``low`` to
+    ``high``; otherwise ValueError with a message that names ``what``.
+
+    ``int()`` alone would accept other digits (``²`` passes ``isdigit()`` and fails ``int()``,
+    ``٣`` is read as 3), underscores and spaces, and would convert thousands of digits (slowly,
+    or not at all past 4,300); the length is checked before any conversion.
+    """
+    digits = text[1:] if low < 0 and text[:1] in ("-", "+") else text
+    span = f"a whole number from {low:,} to {high:,}"
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(max(abs(low), abs(high)))):
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    value = -int(digits) if text[:1] == "-" and low < 0 else int(digits)
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be {span}, not {quote(text)}")
+    return value
+
+
+class PositionFormatError(ValueError):
+    """Input that is not a position: carries the source (file name), the line and the reason."""
+
+    def __init__(self, message: str, source: str = "<input>", line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.line = line
+        self.name: str | None = None  # the position's name: header, when it had one
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+# -- reading and writing ------------------------------------------------------------------------------
+
+_FEN_RANK_TOKEN = re.compile(r"[0-9]+|[xXoObBwW.-]|.")
+_FEN_BOARD = re.compile(r"[xXoObBwW.0-9-]+(/[xXoObBwW.0-9-]+)*")
+_FEN_CHARS = re.compile(r"[xXoObBwW.0-9/-]+")
+# A piece or a side to move: x and o, or libataxx's b(lack, the first player) and w(hite).
+_SIDE_LETTERS = {"x": "x", "o": "o", "b": "x", "w": "o"}
+
+
+def _err(message: str, source: str, line: int | None) -> PositionFormatError:
+    return PositionFormatError(message, source, line)
+
+
+def whole_field(text: str, what: str, source: str, line: int | None, low: int = 0, high: int = MAX_COUNTER) -> int:
+    """:func:`parse_whole` for a field of the input: a :class:`PositionFormatError` at ``source:line``."""
+    try:
+        return parse_whole(text, what, low, high)
+    except ValueError as exc:
+        raise _err(str(exc), source, line) from None
+
+
+def game_moves(tokens: list[str], source: str, line: int | None) -> list[str]:
+    """The moves of a game record, at most :data:`MAX_GAME_MOVES` of them."""
+    if len(tokens) > MAX_GAME_MOVES:
+        raise _err(f"a game record has at most {MAX_GAME_MOVES:,} moves, this one has {len(tokens):,}", source, line)
+    return tokens
+
+
+def parse_fen_board(text: str, source: str = "<input>", line: int | None = None) -> tuple[Board, int, int]:
+    """The board part of a FEN: (board, X mask, O mask)."""
+    ranks = text.split("/")
+    rows: list[list[str]] = []
+    for i, rank in enumerate(ranks, 1):
+        if not rank:
+            raise _err(f"FEN rank {i} from the top is empty", source, line)
+        cells: list[str] = []
+        for tok in _FEN_RANK_TOKEN.findall(rank):
+            if "0" <= tok[0] <= "9":
+                if len(tok) > 2 or int(tok) > MAX_SQUARES:
+                    raise _err(f"FEN rank {i} from the top has a run of {quote(tok)} empty squares; boards have "
+                               f"at most {MAX_SQUARES}", source, line)
+                if int(tok) == 0:
+                    raise _err(f"FEN rank {i} from the top has a run of 0 empty squares", source, line)
+                cells.extend("." * int(tok))
+            elif tok == ".":
+                cells.append(".")
+            elif tok in "xXoObBwW-":
+                cells.append(_SIDE_LETTERS[tok.lower()] if tok != "-" else "#")
+            else:
+                raise _err(f"FEN rank {i} from the top has an unknown character {tok!r}", source, line)
+        rows.append(cells)
+    width = len(rows[0])
+    for i, cells in enumerate(rows[1:], 2):
+        if len(cells) != width:
+            longer = "too long" if len(cells) > width else "too short"
+            raise _err(f"FEN rank {i} from the top is {longer}: {len(cells)} squares where the top rank has {width}",
+                       source, line)
+    return board_from_rows(rows, source, line)
+
+
+def board_from_rows(rows: list[list[str]], source: str, line: int | None) -> tuple[Board, int, int]:
+    """Build (board, X, O) from rows of cell characters ('x', 'o', '#', '.'), top row first."""
+    R, C = len(rows), len(rows[0])
+    if R * C > MAX_SQUARES:
+        raise _err(f"the board is {R} x {C} = {R * C} squares; at most {MAX_SQUARES} are supported", source, line)
+    if C == 0:
+        raise _err("the board has no squares", source, line)
+    blocks = x = o = 0
+    for i, cells in enumerate(rows):
+        rank = R - 1 - i
+        for f, ch in enumerate(cells):
+            bit = 1 << (rank * C + f)
+            if ch == "x":
+                x |= bit
+            elif ch == "o":
+                o |= bit
+            elif ch == "#":
+                blocks |= bit
+    return Board(R, C, blocks), x, o
+
+
+@dataclass(frozen=True)
+class FenFields:
+    """What a FEN line says: the board and pieces, the side to move (None when not given), the
+    counter, the move number and the moves of a game record after it (``moves ...``, or None)."""
+
+    board: Board
+    x: int
+    o: int
+    turn: str | None
+    counter: int
+    fullmove: int
+    moves: list[str] | None
+
+
+def read_fen(text: str, source: str = "<input>", line: int | None = None) -> FenFields:
+    """The fields of a FEN line (``startpos`` is :data:`STARTPOS`); raises :class:`PositionFormatError`."""
+    toks = text.split()
+    if not toks:
+        raise _err("empty FEN", source, line)
+    if toks[0].lower() == "startpos":
+        if len(toks) > 1 and toks[1].lower() != "moves":
+            raise _err(f"unexpected {quote(toks[1])} after startpos (only 'moves ...' may follow)", source, line)
+        toks = STARTPOS.split() + toks[1:]
+    moves = None
+    lowered = [t.lower() for t in toks]
+    if "moves" in lowered:
+        at = lowered.index("moves")
+        toks, moves = toks[:at], game_moves(toks[at + 1:], source, line)
+        if not toks:
+            raise _err("'moves' with no position before it", source, line)
+    if not _FEN_BOARD.fullmatch(toks[0]):
+        bad = next((ch for ch in toks[0] if ch not in "xXoObBwW.0123456789-/"), None)
+        if bad is not None:
+            raise _err(f"FEN board has an unknown character {bad!r}", source, line)
+        raise _err(f"FEN board {quote(toks[0])} has an empty rank", source, line)
+    board, x, o = parse_fen_board(toks[0], source, line)
+    side, counter, fullmove = None, 0, 1
+    if len(toks) > 1:
+        if toks[1].lower() not in _SIDE_LETTERS:
+            raise _err(f"FEN side to move must be 'x' or 'o' (or libataxx's 'b' or 'w'), not {quote(toks[1])}",
+                       source, line)
+        side = _SIDE_LETTERS[toks[1].lower()]
+    if len(toks) > 2:
+        counter = whole_field(toks[2], "FEN counter", source, line)
+    if len(toks) > 3:
+        fullmove = whole_field(toks[3], "FEN move number", source, line, low=1)
+    if len(toks) > 4:
+        raise _err(f"unexpected {quote(toks[4])} after the FEN", source, line)
+    return FenFields(board, x, o, side, counter, fullmove, moves)
+
+
+def write_fen_board(board: Board, x: int, o: int) -> str:
+    ranks = []
+    for rank in range(board.rows - 1, -1, -1):
+        out, run = "", 0
+        for f in range(board.cols):
+            sq = board.square(f, rank)
+            ch = "x" if x >> sq & 1 else "o" if o >> sq & 1 else "-" if board.is_block(sq) else ""
+            if not ch:
+                run += 1
+                continue
+            if run:
+                out += str(run)
+                run = 0
+            out += ch
+        if run:
+            out += str(run)
+        ranks.append(out)
+    return "/".join(ranks)
+
+
+def looks_like_fen(text: str) -> bool:
+    """A line that reads as a FEN rather than a grid row (used to detect the format)."""
+    toks = text.split()
+    if not toks:
+        return False
+    if toks[0].lower() == "startpos":
+        return True
+    if not _FEN_CHARS.fullmatch(toks[0]):
+        return False
+    if "/" in toks[0] or any(ch.isdigit() for ch in toks[0]):
+        return True
+    return len(toks) >= 3 and toks[1].lower() in _SIDE_LETTERS and toks[2].isascii() and toks[2].isdigit()

@@ -1,0 +1,1 @@
+"""Reading and writing positions and games: grids, colon grids, CS 61B dumps, position files, FEN lines in bulk, PGN, EPD."""
