@@ -19,7 +19,7 @@ from solver.app.commands.tables import build_stop_handler
 from solver.tables.build import CHECKPOINT_BYTES, build, plan_build
 from solver.tables.storage import DirectoryStore, board_name, parse_board_name, resume_path, tier_path
 from solver.tables.game import AtaxxGame
-from solver.tables.index import TableError, dense_index
+from solver.tables.index import dense_index
 from solver.tiers.resume import CheckpointError, MemoryCheckpoints, TierInterrupted, TierState
 from solver.tiers.solver import TierSolver
 from solver.tiers.store import MemoryStore
@@ -224,7 +224,7 @@ def test_a_checkpoint_of_another_board_or_tier_is_refused(stopped, tmp_path):
     blocked = Board(3, 3, 1 << 4)
     renamed = resume_path(tmp_path, blocked, 4)
     renamed.write_bytes(raw)
-    with pytest.raises(TableError, match="a checkpoint of board '3x3', not '3x3-b2'"):
+    with pytest.raises(CheckpointError, match="a checkpoint of board '3x3', not '3x3-b2'"):
         build(blocked, tmp_path)
     assert renamed.read_bytes() == raw and not tier_path(tmp_path, blocked, 0).exists()   # refused before any work
 
