@@ -64,9 +64,9 @@ from solver.tiers.solver import TierSolver
 from solver.tiers.store import MemoryStore
 
 # The 7 x 7 endgame suite ships with the package (written by positions/make_endgames.py).
-ENDGAME_FILE = Path(__file__).resolve().parent / "data" / "endgames-7x7.txt"
+ENDGAME_FILE = Path(__file__).resolve().parent.parent / "data" / "endgames-7x7.txt"
 # ... and the endgames of games between searching players (positions/make_engine_endgames.py).
-ENGINE_GAMES_FILE = Path(__file__).resolve().parent / "data" / "endgames-engines-7x7.txt"
+ENGINE_GAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "endgames-engines-7x7.txt"
 ENDGAME_EMPTIES = (2, 4, 6, 8)
 ENGINE_EMPTIES = (6, 8, 10, 12)
 DEFAULT_TIMEOUT = 60.0
