@@ -382,3 +382,21 @@ def test_verify_judges_the_moves_of_a_game_by_its_players(tmp_path, capsys):
     assert run(["verify", str(f), "--solver", "reference", "--ply", "1"]) == 0
     out = capsys.readouterr().out
     assert "Bob: b1 is" in out and "Alice:" not in out
+
+
+# -- hostile input (issue 30 item 1) ---------------------------------------------------------------------
+
+ISSUE_30_PGN = ('[FEN "x2/3{)}({)}({)}({)}({x2/3/2o o 3 7 hmvc 3; fmvn 7; id "x"x!5kcg3,;\n'
+                '}Vm3bR({)} *\n')
+
+
+def test_a_stray_closing_brace_is_an_error_not_a_hang(tmp_path):
+    # the reader looped for ever on a '}' outside a comment (the 86-byte file of issue 30)
+    f = tmp_path / "hang.pgn"
+    f.write_text(ISSUE_30_PGN)
+    (err,) = read_file(str(f))
+    assert isinstance(err, PositionFormatError) and err.line == 1 and "a tag line should read" in err.message
+    (err,) = read_games("1. b6 } g7e7 *", "g.pgn")
+    assert str(err) == "g.pgn:1: game 1: '}' closes no comment"
+    (err,) = read_games("1. b6 {{{}}} g7e7 *", "g.pgn")
+    assert str(err) == "g.pgn:1: game 1: '}' closes no comment"

@@ -215,6 +215,14 @@ def scan(text: str, source: str = "<input>") -> list[_Raw]:
                 continue
             if ch == ";":
                 break
+            if ch == "}":
+                if cur is None:
+                    cur = _Raw(n)
+                if cur.error is None:
+                    cur.error = PositionFormatError(f"{game_label(len(games) + 1, cur.headers)}: '}}' closes no "
+                                                    "comment", source, n)
+                i += 1
+                continue
             j = i
             if ch in "()":
                 j = i + 1
