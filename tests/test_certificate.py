@@ -149,3 +149,106 @@ def test_a_search_table_file_resumes_a_search_and_refuses_what_is_not_its_own(tm
                        input=text + "\n", capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "notes.txt" in r.stderr, r.stderr
     assert alien.read_text() == "mine\n"
+
+
+# -- hostile files (issue 30 items 3-5): one line, status 2, bounded work -------------------------------
+
+_SMALL = "ATAXX-CERTIFICATE 1\nclaim: x >= 1\nposition: x1-o/1--1 x 0 1\nrules: classic\nstrategy: 2\n" \
+         "x1-o/1--1 x 0 b2\nxx-o/1--o x 0 a1\nend\n"
+
+
+def _check_in_process(capsys, *argv):
+    from solver.app.cli import main
+    status = main(["certificate", "check", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _refused(capsys, *argv, words):
+    status, out, err = _check_in_process(capsys, *argv)
+    assert status == 2 and out == "" and err.count("\n") == 1, (status, out, err)
+    assert words in err and "internal error" not in err and "Error" not in err.split(":", 2)[-1][:20], err
+    return err
+
+
+def test_a_corrupt_or_cut_gzip_stream_is_one_line(tmp_path, capsys):
+    import gzip
+    good = gzip.compress(_SMALL.encode())
+    corrupt = bytearray(good)
+    corrupt[10] |= 0b110  # the first deflate block of a reserved type: was 'internal error', status 70
+    (tmp_path / "corrupt.gz").write_bytes(bytes(corrupt))
+    (tmp_path / "cut.gz").write_bytes(good[:-10])
+    (tmp_path / "good.gz").write_bytes(good)
+    assert _check_in_process(capsys, str(tmp_path / "good.gz"))[0] == 0
+    err = _refused(capsys, str(tmp_path / "corrupt.gz"), words="cannot read it")
+    assert "gzip" in err
+    _refused(capsys, str(tmp_path / "cut.gz"), words="cannot read it")
+
+
+def test_a_gzip_bomb_is_refused_past_a_limit_with_bounded_work(tmp_path, capsys):
+    """A small file that expands without end (was: MemoryError after taking GiBs): read as a stream,
+    refused at the first line too long, or once past --max-size; the work counted stays within
+    the limit whatever the expansion."""
+    import gzip
+    import zlib
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+    zeros = b"\0" * (1 << 20)
+    bomb = z.compress(zeros * 64) + z.flush()  # 64 MiB of zeros in about 64 KiB
+    (tmp_path / "bomb.gz").write_bytes(bomb)
+    _refused(capsys, str(tmp_path / "bomb.gz"), words="longer than 1,000 characters")
+    work = C.ReadWork()
+    with pytest.raises(C.CertificateError):
+        C.read(tmp_path / "bomb.gz", work=work)
+    assert work.chars <= C.MAX_LINE + 2 and work.lines == 1
+    # lines that each look right, many more of them than the limit allows
+    strategy = "x1-o/1--1 x 0 b2\n" * 20_000
+    text = _SMALL.replace("strategy: 2\n", "strategy: 20002\n" + strategy)
+    (tmp_path / "lines.gz").write_bytes(gzip.compress(text.encode()))
+    err = _refused(capsys, "--max-size", "64K", str(tmp_path / "lines.gz"), words="more than 64.0 KiB of text")
+    assert "--max-size raises it" in err
+    work = C.ReadWork()
+    with pytest.raises(C.CertificateError):
+        C.read(tmp_path / "lines.gz", max_size=1 << 16, work=work)
+    assert (1 << 16) < work.chars <= (1 << 16) + C.MAX_LINE + 2 and work.lines <= work.chars // 10 + 1
+    # raised, the same file is read (and checked)
+    assert _check_in_process(capsys, "--max-size", "1M", str(tmp_path / "lines.gz"))[0] == 0
+    # blank lines without end
+    (tmp_path / "blank.gz").write_bytes(gzip.compress(b"ATAXX-CERTIFICATE 1\n" + b"\n" * 1_000_000))
+    _refused(capsys, str(tmp_path / "blank.gz"), words="blank lines in a row")
+
+
+def test_what_is_not_a_regular_file_is_refused_unopened(tmp_path, capsys):
+    import os
+    _refused(capsys, "/dev/zero", words="not a regular file (a character device)")  # was: MemoryError
+    _refused(capsys, str(tmp_path), words="not a regular file (a directory)")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # a FIFO with no writer blocked for ever: in a child process, so that a regression fails, not hangs
+    r = subprocess.run([sys.executable, "-m", "solver", "certificate", "check", str(fifo)], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not a regular file (a FIFO)" in r.stderr, r.stderr
+
+
+def test_the_standard_input_is_read_with_the_same_limits(monkeypatch, capsys):
+    import io
+
+    class Stdin:
+        buffer = io.BytesIO(_SMALL.encode())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    status, out, err = _check_in_process(capsys, "-")
+    assert status == 0 and out.startswith("confirmed: x >= 1"), err
+    Stdin.buffer = io.BytesIO(b"\0" * (10 << 20))  # /dev/zero on the standard input
+    _refused(capsys, "-", words="<stdin>:1: a line longer than")
+
+
+def test_the_checker_work_is_bounded_by_its_limit():
+    """For the fuzz test: check() visits at most ``limit`` + 1 positions whatever the claim, and
+    says so when the strategy reaches more."""
+    p = parse_position("x...o").position.replace(turn=X)
+    claims = _claims(ReferenceOracle(), p)
+    full = [C.check(claim) for claim in claims]
+    assert all(v.confirmed for v in full) and max(v.positions for v in full) > 4
+    for claim in claims:
+        v = C.check(claim, limit=3)
+        assert v.positions <= 4 and (v.confirmed or "the checker's limit" in v.reason)

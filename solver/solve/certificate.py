@@ -34,11 +34,16 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
+import stat
+import sys
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import BinaryIO
 
 from solver.common.files import replace_file
+from solver.common.limits import size_name
 from solver.common.scores import value_threshold, widen
 from solver.game.board import Board
 from solver.game.fen import write_fen_board
@@ -58,6 +63,9 @@ from solver.oracles.oracle import Oracle
 
 MAGIC = "ATAXX-CERTIFICATE 1"
 DEFAULT_LIMIT = 5_000_000  # positions a certificate may reach (checking is plain Python: about a minute a million)
+DEFAULT_MAX_SIZE = 256 << 20  # characters of text read (after gzip): about 4 M strategy lines of a 7 x 7 board
+MAX_LINE = 1_000  # characters in a line (a strategy line of an 8 x 8 board is under 100)
+MAX_BLANK = 100  # blank lines in a row between claims
 
 Key = tuple[int, int, Side, int]
 
@@ -254,70 +262,199 @@ def write(path: str | os.PathLike[str], claims: list[Claim]) -> None:
     replace_file(path, _lines(claims))
 
 
-def read(path: str | os.PathLike[str]) -> list[Claim]:
-    """The claims of a certificate file; raises :class:`CertificateError` naming the line."""
-    name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        raise CertificateError(f"{name}: cannot read it ({exc.__class__.__name__}: {exc})") from None
-    lines = io.StringIO(text)
-    n = 0
+class ReadWork:
+    """What :func:`read` did: ``chars`` characters of text scanned (after gzip), ``lines`` lines.
 
-    def next_line() -> str:
-        nonlocal n
-        line = lines.readline()
-        n += 1
+    Both are bounded: ``chars`` by ``max_size`` (plus one line), ``lines`` by ``chars``; the
+    memory held is the claims read, at most one strategy entry per line read. A fuzz test can
+    assert the bound on any input.
+    """
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.lines = 0
+
+
+def read(path: str | os.PathLike[str], max_size: int = DEFAULT_MAX_SIZE, work: ReadWork | None = None,
+         stdin: BinaryIO | None = None) -> list[Claim]:
+    """The claims of a certificate file (``-``: ``stdin``, by default the standard input's
+    bytes); raises :class:`CertificateError` naming the line.
+
+    Read as a stream (gzipped or not) with a limit on a line (:data:`MAX_LINE` characters) and on
+    the whole (``max_size`` characters of text, after gzip): a gzip bomb, ``/dev/zero`` or a line
+    without end is refused in one line once past the limit, never read whole into memory. What is
+    not a regular file (a FIFO, a device, a directory) is refused unopened, so nothing blocks.
+    """
+    name = str(path)
+    if name == "-":
+        raw: BinaryIO = stdin if stdin is not None else sys.stdin.buffer
+        return _read_stream(raw, "<stdin>", max_size, work)
+    try:
+        # O_NONBLOCK: a FIFO opened without a writer would block here; it is refused just below
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise CertificateError(f"{name}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise CertificateError(f"{name}: not a regular file ({_kind(mode)}); give a certificate file, or - for "
+                                   "the standard input")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        return _read_stream(f, name, max_size, work)
+
+
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a file"
+
+
+def _read_stream(raw: BinaryIO, name: str, max_size: int, work: ReadWork | None) -> list[Claim]:
+    try:
+        head = raw.read(2)
+    except OSError as exc:
+        raise CertificateError(f"{name}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    stream: BinaryIO = io.BufferedReader(_Prefixed(head, raw))
+    if head == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+    return _parse(_Lines(stream, name, max_size, work or ReadWork()), name)
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (bytes already read) then the rest of ``raw``."""
+
+    def __init__(self, head: bytes, raw: BinaryIO) -> None:
+        self._head = head
+        self._raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._raw.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+class _Lines:
+    """The text's lines, each at most :data:`MAX_LINE` characters, at most ``max_size`` in all."""
+
+    def __init__(self, stream: BinaryIO, name: str, max_size: int, work: ReadWork) -> None:
+        self.stream = stream
+        self.name = name
+        self.max_size = max_size
+        self.work = work
+        self.n = 0
+
+    def readline(self) -> str:
+        """The next line without its end, or '' at the end of the file (None is never returned)."""
+        self.n += 1
+        try:
+            data = self.stream.readline(MAX_LINE + 2)
+        except (OSError, EOFError, zlib.error) as exc:
+            # a corrupt or cut gzip stream (BadGzipFile is an OSError), or a read error
+            raise CertificateError(f"{self.name}:{self.n}: cannot read it ({_why(exc)})") from None
+        self.work.chars += len(data)
+        self.work.lines += 1
+        if len(data.rstrip(b"\r\n")) > MAX_LINE:
+            raise CertificateError(f"{self.name}:{self.n}: a line longer than {MAX_LINE:,} characters (not a "
+                                   "certificate line)")
+        if self.work.chars > self.max_size:
+            raise CertificateError(f"{self.name}:{self.n}: more than {size_name(self.max_size)} of text (the "
+                                   "reader's limit; --max-size raises it)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CertificateError(f"{self.name}:{self.n}: not UTF-8 text") from None
+        return text
+
+    def next(self) -> str:
+        line = self.readline()
         if not line:
-            raise CertificateError(f"{name}:{n}: the file ends early")
+            raise CertificateError(f"{self.name}:{self.n}: the file ends early")
         return line.rstrip("\r\n")
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, zlib.error) or isinstance(exc, gzip.BadGzipFile):
+        return f"a corrupt gzip stream: {exc}"
+    if isinstance(exc, EOFError):
+        return "the gzip stream is cut short"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{exc.__class__.__name__}: {exc}"
+
+
+def _parse(lines: _Lines, name: str) -> list[Claim]:
+    def next_line() -> str:
+        return lines.next()
 
     def field_of(line: str, key: str) -> str:
         prefix = key + ":"
         if not line.startswith(prefix):
-            raise CertificateError(f"{name}:{n}: expected '{key}:', found {line[:40]!r}")
+            raise CertificateError(f"{name}:{lines.n}: expected '{key}:', found {line[:40]!r}")
         return line[len(prefix):].strip()
 
-    if next_line() != MAGIC:
+    if lines.readline().rstrip("\r\n") != MAGIC:
         raise CertificateError(f"{name}:1: not a certificate (the first line is not {MAGIC!r})")
     claims = []
+    blank = 0
     while True:
         line = lines.readline()
-        n += 1
         if not line or not line.strip():
             if line and not line.strip():
+                blank += 1
+                if blank > MAX_BLANK:
+                    raise CertificateError(f"{name}:{lines.n}: more than {MAX_BLANK} blank lines in a row (not a "
+                                           "certificate)")
                 continue
             break
+        blank = 0
+        n = lines.n
         text_claim = field_of(line.rstrip("\r\n"), "claim").split()
         if len(text_claim) != 3 or text_claim[0] != "x" or text_claim[1] not in (">=", "<="):
             raise CertificateError(f"{name}:{n}: a claim reads 'x >= N' or 'x <= N'")
-        try:
-            bound = int(text_claim[2])
-        except ValueError:
-            raise CertificateError(f"{name}:{n}: {text_claim[2][:20]!r} is not a number") from None
+        bound_text = text_claim[2]
+        if not re.fullmatch(r"[-+]?[0-9]{1,3}", bound_text):
+            raise CertificateError(f"{name}:{n}: {bound_text[:20]!r} is not a number from -64 to 64")
+        bound = int(bound_text)
         fen = field_of(next_line(), "position")
         try:
             rules: Rules = parse_rules(field_of(next_line(), "rules"))
-            root = Position.from_fen(fen, rules, name, n - 1)
         except ValueError as exc:
-            raise CertificateError(f"{name}:{n}: {exc}") from None
+            raise CertificateError(f"{name}:{lines.n}: {exc}") from None
         try:
-            count = int(field_of(next_line(), "strategy"))
-        except ValueError:
-            raise CertificateError(f"{name}:{n}: the strategy's count is not a number") from None
+            root = Position.from_fen(fen, rules, name, lines.n - 1)
+        except ValueError as exc:
+            raise CertificateError(str(exc)) from None  # it names the file and line
+        count_text = field_of(next_line(), "strategy")
+        if not re.fullmatch(r"[0-9]{1,12}", count_text):
+            raise CertificateError(f"{name}:{lines.n}: the strategy's count is not a number")
+        count = int(count_text)
         claim = Claim(root, X if text_claim[1] == ">=" else O, bound)
         for _ in range(count):
             line = next_line()
+            n = lines.n
             parts = line.split()
-            if len(parts) != 4 or parts[1] not in ("x", "o") or not parts[2].isdigit():
+            if len(parts) != 4 or parts[1] not in ("x", "o") or not re.fullmatch(r"[0-9]{1,9}", parts[2]):
                 raise CertificateError(f"{name}:{n}: a strategy line reads 'BOARD SIDE COUNTER MOVE'")
             try:
                 p = Position.from_fen(f"{parts[0]} {parts[1]} {parts[2]}", rules, name, n)
             except ValueError as exc:
-                raise CertificateError(f"{name}:{n}: {exc}") from None
+                raise CertificateError(str(exc)) from None  # it names the file and line
             if p.board != root.board:
                 raise CertificateError(f"{name}:{n}: a position of another board")
             try:
@@ -326,7 +463,7 @@ def read(path: str | os.PathLike[str]) -> list[Claim]:
                 move = _unchecked_move(p.board, parts[3], name, n)  # the checker says why it is wrong
             claim.strategy[key_of(p)] = move
         if next_line() != "end":
-            raise CertificateError(f"{name}:{n}: expected 'end' after {count:,} strategy lines")
+            raise CertificateError(f"{name}:{lines.n}: expected 'end' after {count:,} strategy lines")
         claims.append(claim)
     return claims
 

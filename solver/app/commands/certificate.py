@@ -13,8 +13,10 @@ from solver.app.commands.common import (
     Commands,
     Parser,
     say,
+    size_arg,
     whole_arg,
 )
+from solver.common.limits import size_name
 from solver.io.formats import (
     printable,
 )
@@ -31,15 +33,18 @@ def add_certificate(commands: Commands) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=Parser)
     check = actions.add_parser("check", help="confirm or refute each bound of a certificate",
                                description="Confirm or refute each bound of a certificate with the plain rules.")
-    check.add_argument("file", metavar="FILE")
+    check.add_argument("file", metavar="FILE", help="a certificate (gzipped or not), or - for the standard input")
     check.add_argument("--max-positions", type=whole_arg(1, MAX_STATES), default=certificate.DEFAULT_LIMIT,
                        metavar="N", help=f"positions a strategy may reach (default {certificate.DEFAULT_LIMIT:,})")
+    check.add_argument("--max-size", type=size_arg, default=certificate.DEFAULT_MAX_SIZE, metavar="SIZE",
+                       help=f"text read at most, after gzip (default {size_name(certificate.DEFAULT_MAX_SIZE)}; "
+                            f"lines of at most {certificate.MAX_LINE:,} characters); past it the file is refused")
     check.set_defaults(run=certificate_command, parser=check)
 
 
 def certificate_command(args: argparse.Namespace) -> int:
     try:
-        claims = certificate.read(args.file)
+        claims = certificate.read(args.file, args.max_size)
     except certificate.CertificateError as exc:
         say(f"ataxx-solve certificate: {printable(str(exc))}")
         return EXIT_INPUT
