@@ -146,11 +146,14 @@ def test_go_movetime_returns_in_time(proc):
 def test_illegal_position_input_is_one_line_each_and_no_traceback(proc):
     proc.send("uai", "position fen zzz", "position startpos moves a1a1", "position",
               f"position fen {START} moves a6 a6", "flip", "flip", "go movetime 200")
-    lines = proc.lines.until("bestmove", 5)
-    assert lines[-1] == "bestmove 0000"  # no position: nothing is played from a wrong one
+    lines = proc.lines.until("bestmove", 30)
+    start = Position.start(7, 7, UAI)  # the last valid position: the start (was: bestmove 0000)
+    move = lines[-1].split()[1]
+    assert move != "0000" and start.is_legal(start.parse_move(move)), lines
     errors = [line for line in lines if line.startswith("info string error: position: ")]
     assert len(errors) == 4
     assert "move 2 ('a6')" in errors[3]
+    assert all(f"the position stays the last valid one: {START}" in line for line in errors), errors
     proc.send("position startpos moves g2", "isready")
     proc.lines.until("readyok")
     status, err = proc.quit()
@@ -181,10 +184,12 @@ def test_position_fen_and_moves_in_process():
     assert "Hash must be a whole number" in out.until("info string error: setoption")[-1]
     e.handle("setoption name Threads value 9999")  # beyond the advertised maximum (the processors)
     assert "Threads must be a whole number from 1 to " in out.until("info string error: setoption")[-1]
+    held = e.position
     e.handle("position fen x5o/7/7/7/7/7/o5z x 0 1")
     assert out.until("info string error: position")[-1] == (
-        "info string error: position: fen: FEN board has an unknown character 'z' (no position until the next "
-        "'position')")
+        "info string error: position: fen: FEN board has an unknown character 'z' (the position stays the last "
+        f"valid one: {held.fen()})")
+    assert e.position is held
 
 
 def test_a_won_small_endgame_gets_a_proved_optimal_move():
@@ -364,3 +369,89 @@ def test_a_search_still_running_after_its_answer_does_not_share_its_analyzer_wit
     first.thread.join(10)
     assert len(analyzers) == 2 and analyzers[0] is not analyzers[1]
     assert "search failed" not in err.buf
+
+
+# -- issue 30 items 6-7, issue 27 item 6: every go answered by a legal bestmove ---------------------------
+
+def test_a_rejected_position_leaves_the_last_valid_one_and_go_plays_in_it():
+    e, out, _ = _engine()
+    e.handle(f"position fen {WON}")
+    e.handle("position fen xx.o/o.../...x x 0 1 moves d1b2 zz")  # the second move garbled
+    assert "the position stays the last valid one: xx1o/o3/3x x 0 1" in out.until("info string error")[-1]
+    e.handle("go movetime 20000")
+    assert out.until("bestmove", 30)[-1] == "bestmove d1b2"  # WON's move, legal where the engine is
+    # the first 'position' of a session rejected: the start, which the engine held from the beginning
+    e, out, _ = _engine()
+    e.handle("position startpos moves a1a1")
+    e.handle("go depth 1")
+    move = out.until("bestmove", 30)[-1].split()[1]
+    start = Position.start(7, 7, UAI)
+    assert move != "0000" and start.is_legal(start.parse_move(move))
+
+
+def test_bestmove_is_never_illegal_in_the_position_held(monkeypatch):
+    from solver.play import uai_server
+    from solver.play.uai_server import Choice
+
+    monkeypatch.setattr(uai_server._Search, "_best_now", lambda self: Choice(None, "greedy"))
+    e, out, _ = _engine()
+    e.handle(f"position fen {WON}")
+    e.handle("go nodes 10")
+    p = Position.from_fen(WON, UAI)
+    move = out.until("bestmove", 30)[-1].split()[1]
+    assert move != "0000" and p.is_legal(p.parse_move(move))  # was: bestmove 0000
+
+
+def test_every_time_and_count_is_clamped():
+    g = parse_go(["movetime", "1" + "0" * 30, "nodes", "9" * 5000, "depth", "-3"])
+    assert (g.movetime, g.nodes, g.depth) == (2**31 - 1, 10**15, 1)
+    g = parse_go("wtime -100 btime 999999999999999 winc -1 binc 000000000000000000000000000000012".split())
+    assert (g.wtime, g.btime, g.winc, g.binc) == (0, 2**31 - 1, 0, 12)
+    assert time_budget(GoLimits(movetime=2**31 - 1), "x") < 2**31 / 1000
+    with pytest.raises(ValueError, match="movetime needs a whole number"):
+        parse_go(["movetime", "1e30"])
+
+
+def test_a_huge_movetime_is_a_search_stopped_by_stop_without_a_traceback():
+    # was: 'OverflowError: timestamp out of range for platform time_t' from the watchdog's thread
+    e, out, err = _engine()
+    e.handle(f"position fen {START}")
+    e.handle("go movetime 999999999999999")
+    time.sleep(0.5)
+    e.handle("stop")
+    assert out.until("bestmove", 30)[-1].startswith("bestmove ")
+    e.handle("go wtime " + "1" * 40 + " btime " + "1" * 40)
+    e.handle("stop")
+    assert out.until("bestmove", 30)[-1].startswith("bestmove ")
+    assert err.buf == "" and err.q.empty()
+
+
+def test_go_is_answered_at_the_end_of_the_input():
+    # printf 'uai\nposition fen F\ngo movetime 3000\n' | ataxx-solve uai printed no bestmove
+    r = subprocess.run(COMMAND, input=f"uai\nposition fen {START}\ngo movetime 1000\n", capture_output=True,
+                       text=True, cwd=ROOT, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and lines[-1].startswith("bestmove ") and lines[-1] != "bestmove 0000", r.stdout
+    assert r.stderr == ""
+    # an infinite search at the end of the input: stopped and answered
+    r = subprocess.run(COMMAND, input=f"position fen {START}\ngo infinite\n", capture_output=True, text=True,
+                       cwd=ROOT, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("bestmove "), r.stdout
+
+
+def test_quit_or_a_new_position_during_a_search_answers_it_first(proc):
+    proc.send("uai", f"position fen {START}", "go movetime 100000")
+    proc.lines.until("uaiok")
+    time.sleep(1)
+    proc.send(f"position fen {WON}")  # answered for the search before, then set
+    lines = proc.lines.until("bestmove", 30)
+    start = Position.from_fen(START, UAI)
+    assert start.is_legal(start.parse_move(lines[-1].split()[1]))
+    proc.send("go movetime 100000")
+    time.sleep(1)
+    proc.send("quit")  # answered, then the engine leaves; nothing on standard error
+    lines = proc.lines.until("bestmove", 30)
+    won = Position.from_fen(WON, UAI)
+    assert won.is_legal(won.parse_move(lines[-1].split()[1]))
+    assert proc.p.wait(timeout=30) == 0
+    assert proc.p.stderr.read() == ""

@@ -8,6 +8,13 @@ in a thread of its own), ``setoption name N value V``, ``uainewgame``,
 ``binc``, ``nodes``, ``depth``, ``infinite``), ``stop`` and ``quit``. Every line written is
 flushed. Commands it does not know are ignored, as UCI asks, and named once each on standard error.
 
+Every ``go`` is answered by one ``bestmove``: ``stop``, ``quit``, ``uainewgame`` or a new ``position``
+during a search stop it and answer it first; at the end of the input a search with a limit runs
+to it and is answered, an infinite one is stopped and answered. A rejected ``position`` leaves
+the last valid one (the start before any) and says so in an ``info string``; ``bestmove`` is
+never a move illegal in the position held. Times and counts of ``go`` are clamped
+(:data:`MAX_MS`, :data:`MAX_NODES`, :data:`MAX_DEPTH`).
+
 What it plays: the position is solved with :class:`solver.solve.solver.Solver` under the time it
 is given. Where the value is proved in time, a proved-optimal move; where only bounds are proved,
 the move that proves the lower bound; where nothing is proved, the built-in greedy player's move
@@ -87,12 +94,31 @@ class GoLimits:
     infinite: bool = False
 
 
+MAX_MS = 2**31 - 1  # times (movetime, wtime, btime, winc, binc) are clamped to 0 .. this (24.8 days)
+MAX_NODES = 10**15  # nodes are clamped to 1 .. this
+MAX_DEPTH = 10_000  # depth to 1 .. this (a node budget of depth x NODES_PER_DEPTH)
+_CLAMP = {"movetime": (0, MAX_MS), "wtime": (0, MAX_MS), "btime": (0, MAX_MS), "winc": (0, MAX_MS),
+          "binc": (0, MAX_MS), "nodes": (1, MAX_NODES), "depth": (1, MAX_DEPTH), "movestogo": (1, 10_000),
+          "mate": (1, 10_000)}
+
+
+def _clamped(text: str, low: int, high: int) -> int:
+    """A whole number in ASCII digits (a sign allowed), clamped to ``low .. high`` without
+    converting more digits than it needs (10^30 and a million digits clamp alike)."""
+    sign, digits = (text[0], text[1:]) if text[:1] in "+-" else ("+", text)
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError
+    digits = digits.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 18 else 10**18
+    return max(low, min(high, -value if sign == "-" else value))
+
+
 def parse_go(words: list[str]) -> GoLimits:
     """The limits of ``go`` from its words (after ``go``); unknown words and their values are
-    skipped (``go nodes N simulations N`` from python-ataxx). Raises ValueError for a value that
-    is not a whole number."""
+    skipped (``go nodes N simulations N`` from python-ataxx). Every number is clamped to its
+    range (:data:`MAX_MS` for times, a negative time is 0, :data:`MAX_NODES`, :data:`MAX_DEPTH`).
+    Raises ValueError for a value that is not a whole number."""
     g = GoLimits()
-    numeric = {"movetime", "wtime", "btime", "winc", "binc", "nodes", "depth", "movestogo", "mate"}
     i = 0
     while i < len(words):
         w = words[i]
@@ -100,14 +126,16 @@ def parse_go(words: list[str]) -> GoLimits:
             g.infinite = True
             i += 1
             continue
-        if w in numeric:
+        if w in _CLAMP:
             if i + 1 >= len(words):
                 raise ValueError(f"go {w} needs a number")
             text = words[i + 1]
-            if not (text.lstrip("-").isascii() and text.lstrip("-").isdigit() and len(text) <= 15):
-                raise ValueError(f"go {w} needs a whole number, not {text[:20]!r}")
+            try:
+                value = _clamped(text, *_CLAMP[w])
+            except ValueError:
+                raise ValueError(f"go {w} needs a whole number, not {text[:20]!r}") from None
             if hasattr(g, w):
-                setattr(g, w, int(text))
+                setattr(g, w, value)
             i += 2
             continue
         i += 1  # unknown: skipped (a value after it is skipped as a word of its own)
@@ -157,6 +185,7 @@ class _Search:
         self.go = g
         self.stop = threading.Event()
         self.answered = False
+        self.done = threading.Event()  # set once bestmove is written
         self.start = time.monotonic()
         budget = time_budget(g, position.turn.value)
         self.hard_deadline = None if budget is None else self.start + budget
@@ -186,13 +215,19 @@ class _Search:
             self.watchdog.cancel()
         c = self._best_now()
         p = self.position
+        if not _answer_is_legal(p, c.move):  # never a move the position held does not allow
+            c = first_choice(p)
         self.engine.send_info(c, p)
         self.engine.send("bestmove " + ("0000" if c.move is None else p.move_name(c.move)))
+        self.done.set()
 
     def _best_now(self) -> Choice:
         """The worker's choice, or one from the live progress when the worker has not finished."""
         c = self.choice
         live = self.live
+        if c.kind == "greedy" and not c.seconds:  # the worker has not finished: its work so far
+            c.seconds = time.monotonic() - self.start
+            c.nodes = 0 if live is None else live.done
         if c.kind == "greedy" and live is not None and live.lower is not None and live.upper is not None:
             lo, hi = (live.lower, live.upper) if self.position.turn == X else (-live.upper, -live.lower)
             squares = self.position.board.playable.bit_count()
@@ -251,6 +286,14 @@ class _Search:
         res = report.sides[0]
         used = analyzer.oracle.states - nodes0
         self.choice = choose(p, res, self.choice.move, used, time.monotonic() - t0)
+
+
+def _answer_is_legal(p: Position, move: Move | None) -> bool:
+    """``bestmove`` with ``move`` (None: 0000) is legal in ``p``: 0000 only when the game is over
+    or the mover must pass."""
+    if move is None:
+        return p.is_over() or p.legal_moves() == [PASS]
+    return p.is_legal(move)
 
 
 def first_choice(p: Position) -> Choice:
@@ -324,7 +367,7 @@ class UAIEngine:
         self.threads = 1
         self.rules: Rules = UAI
         self.tables: Tablebase | None = None
-        self.position: Position | None = Position.start(7, 7, UAI)
+        self.position: Position = Position.start(7, 7, UAI)  # the last valid position given
         self.position_words: list[str] = ["startpos"]
         self.search: _Search | None = None
         self.unknown: set[str] = set()
@@ -402,8 +445,13 @@ class UAIEngine:
         stream = stream if stream is not None else sys.stdin
         for line in stream:
             if not self.handle(line):
-                break
-        self._stop_search(answer=False)
+                return 0
+        # the end of the input: a search with a limit runs to it and is answered; an infinite one
+        # (which only 'stop' would end) is stopped and answered at once
+        s = self.search
+        if s is not None and not s.go.infinite:
+            s.done.wait()
+        self._stop_search(answer=True)
         return 0
 
     def handle(self, line: str) -> bool:
@@ -432,13 +480,14 @@ class UAIEngine:
         elif cmd == "setoption":
             self._setoption(rest)
         elif cmd == "position":
+            self._stop_search(answer=True)  # the search was for the position before: answered first
             self._position(rest)
         elif cmd == "go":
             self._go(rest)
         elif cmd == "stop":
             self._stop_search(answer=True)
         elif cmd == "quit":
-            self._stop_search(answer=False)
+            self._stop_search(answer=True)  # a go is always answered, then the engine leaves
             return False
         elif cmd not in self.unknown:
             self.unknown.add(cmd)
@@ -489,7 +538,7 @@ class UAIEngine:
                     raise ValueError(f"Rules must be one of {', '.join(RULE_SETS)}, not {value[:40]!r}")
                 self.rules = RULE_SETS[value.lower()]
                 self._start_warm_up()
-                self._position(self.position_words)  # the position again, under the new rules
+                self._rules_changed()  # the position again, under the new rules
             elif name == "tables":
                 if value in ("", "<empty>"):
                     self.tables = None
@@ -503,32 +552,49 @@ class UAIEngine:
             self._error("setoption", str(exc))
 
     def _position(self, words: list[str]) -> None:
-        self.position_words = list(words)
-        self.position = None
+        """Set the position; a rejected ``position`` leaves the last valid one (said in an ``info
+        string``), so that ``go`` never plays from a position half set."""
         try:
-            if not words:
-                raise ValueError("expected 'startpos' or 'fen F', then optionally 'moves M...'")
-            if "moves" in words:
-                k = words.index("moves")
-                head, moves = words[:k], words[k + 1:]
-            else:
-                head, moves = words, []
-            if head[0] == "startpos" and len(head) == 1:
-                p = Position.start(7, 7, self.rules)
-            elif head[0] == "fen" and len(head) > 1:
-                p = Position.from_fen(" ".join(head[1:]), self.rules, source="position fen")
-            else:
-                raise ValueError(f"expected 'startpos' or 'fen F', not {' '.join(head)[:60]!r}")
-            for n, text in enumerate(moves, 1):
-                try:
-                    p = p.play(p.parse_move(text))
-                except ValueError as exc:
-                    raise ValueError(f"move {n} ({text[:20]!r}): {exc}") from None
+            p = self._parse_position(words, self.rules)
         except ValueError as exc:
             text = str(exc).removeprefix("position ")  # a FEN's error names its source, 'position fen'
-            self._error("position", f"{text} (no position until the next 'position')")
+            held = self.position
+            self._error("position", f"{text} (the position stays the last valid one: {held.fen()})")
             return
         self.position = p
+        self.position_words = list(words)
+
+    def _rules_changed(self) -> None:
+        """The last valid position again under the new rules (its start if it is not one under them)."""
+        try:
+            self.position = self._parse_position(self.position_words, self.rules)
+        except ValueError as exc:
+            self.position = Position.start(7, 7, self.rules)
+            self.position_words = ["startpos"]
+            self._error("position", f"{str(exc).removeprefix('position ')} under the rules "
+                                    f"{self.rules.name} (the position is now the start)")
+
+    @staticmethod
+    def _parse_position(words: list[str], rules: Rules) -> Position:
+        if not words:
+            raise ValueError("expected 'startpos' or 'fen F', then optionally 'moves M...'")
+        if "moves" in words:
+            k = words.index("moves")
+            head, moves = words[:k], words[k + 1:]
+        else:
+            head, moves = words, []
+        if head and head[0] == "startpos" and len(head) == 1:
+            p = Position.start(7, 7, rules)
+        elif head and head[0] == "fen" and len(head) > 1:
+            p = Position.from_fen(" ".join(head[1:]), rules, source="position fen")
+        else:
+            raise ValueError(f"expected 'startpos' or 'fen F', not {' '.join(head)[:60]!r}")
+        for n, text in enumerate(moves, 1):
+            try:
+                p = p.play(p.parse_move(text))
+            except ValueError as exc:
+                raise ValueError(f"move {n} ({text[:20]!r}): {exc}") from None
+        return p
 
     def _go(self, words: list[str]) -> None:
         self._stop_search(answer=True)
@@ -537,10 +603,6 @@ class UAIEngine:
         except ValueError as exc:
             self._error("go", str(exc))
             g = GoLimits(movetime=DEFAULT_MOVETIME)
-        if self.position is None:
-            self.send("info string no position: playing 0000")
-            self.send("bestmove 0000")
-            return
         self.search = _Search(self, self.position, g)
         self.search.begin()
 
