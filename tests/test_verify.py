@@ -285,3 +285,28 @@ def test_a_crash_says_the_programs_last_words_on_standard_error(suite, tmp_path,
     checks, _ = _checks(capsys.readouterr().out)
     assert checks[0]["problem"] == ("the engine crashed during uai (exit status 3; restarted; it said: "
                                     "'no such file: net.bin')")
+
+
+def test_the_summary_says_how_many_moves_were_looked_at_and_how_many_settled():
+    """'checked 4' beside 'unsettled 8' read as 4 moves looked at: the columns are now the moves
+    looked at and, of them, the settled ones (issue 30 item 9)."""
+    from solver.game.rules import Position, UAI
+    from solver.play.verify import Check, summarise, summary_table
+    from solver.solve.analysis import Interval
+
+    p = Position.from_fen("x5o/7/7/7/7/7/o5x x 0 1", UAI)
+    exact, wide = Interval(2, 2, 45), Interval(-45, 45, 45)
+
+    def check(verdict, problem=None):
+        return Check("alice", "g.pgn", 1, None, p, "b6", verdict=verdict, problem=problem, loss=0 if verdict ==
+                     "optimal" else None, value_interval=wide if verdict == "unsettled" else exact,
+                     best_interval=wide if verdict == "unsettled" else exact)
+
+    checks = [check("optimal")] * 4 + [check("unsettled")] * 8 + [check(None, "illegal")]
+    (s,) = summarise(checks)
+    assert (s.moves, s.settled, s.unsettled, s.problems) == (13, 4, 8, 1)
+    head, rule, row = summary_table([s]).splitlines()[:3]
+    assert head.split() == ["player", "moves", "settled", "optimal", "mean", "loss", "inaccuracies", "blunders",
+                            "unsettled", "problems"]
+    assert row.split() == ["alice", "13", "4", "100.0%", "0.00", "0", "0", "8", "1"]
+    assert {"moves": 13, "settled": 4, "checked": 4}.items() <= s.to_json().items()

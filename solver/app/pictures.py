@@ -575,9 +575,9 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
     does, the boards are drawn untinted; each board's tint takes at most ``tint_seconds``."""
     escape = html_escape
     rows = "\n".join(
-        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.checked}</td>"
-        f"<td>{f'{s.percent_optimal:.1f}%' if s.checked else '-'}</td>"
-        f"<td>{f'{s.mean_loss:.2f}' if s.checked else '-'}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
+        f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.moves}</td><td>{s.settled}</td>"
+        f"<td>{f'{s.percent_optimal:.1f}%' if s.settled else '-'}</td>"
+        f"<td>{f'{s.mean_loss:.2f}' if s.settled else '-'}</td><td>{s.inaccuracies}</td><td>{s.blunders}</td><td>{s.unsettled}</td>"
         f"<td>{s.problems}</td></tr>"
         for s in summaries)
     before = last_moves(checks)
@@ -611,7 +611,7 @@ section {{ margin: 1.5em 0; }}
 </style></head>
 <body>
 <h1>{escape(title)}</h1>
-<table id="summary"><thead><tr><th>player</th><th>checked</th><th>optimal</th><th>mean loss</th>
+<table id="summary"><thead><tr><th>player</th><th>moves</th><th>settled</th><th>optimal</th><th>mean loss</th>
 <th>inaccuracies</th><th>blunders</th><th>unsettled</th><th>problems</th></tr></thead>
 <tbody>
 {rows}

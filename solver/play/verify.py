@@ -104,8 +104,11 @@ class Check:
 
 @dataclass
 class PlayerSummary:
+    """One player's moves: ``moves`` looked at = ``settled`` (a verdict proved: optimal, inaccuracy
+    or blunder) + ``unsettled`` + ``problems``; the rates are of the settled moves."""
+
     player: str
-    checked: int = 0
+    settled: int = 0
     optimal: int = 0
     inaccuracies: int = 0
     blunders: int = 0
@@ -115,15 +118,26 @@ class PlayerSummary:
     worst: list = field(default_factory=list)  # the checks with the largest losses
 
     @property
+    def moves(self) -> int:
+        """Every move of the player looked at, settled or not, and every problem."""
+        return self.settled + self.unsettled + self.problems
+
+    @property
+    def checked(self) -> int:
+        """The settled moves (the name before ``settled``; JSON keeps it too)."""
+        return self.settled
+
+    @property
     def percent_optimal(self) -> float:
-        return 100.0 * self.optimal / self.checked if self.checked else 0.0
+        return 100.0 * self.optimal / self.settled if self.settled else 0.0
 
     @property
     def mean_loss(self) -> float:
         return statistics.fmean(self.losses) if self.losses else 0.0
 
     def to_json(self) -> dict:
-        return {"player": self.player, "checked": self.checked, "optimal": self.optimal,
+        return {"player": self.player, "moves": self.moves, "settled": self.settled, "checked": self.settled,
+                "optimal": self.optimal,
                 "percent_optimal": round(self.percent_optimal, 2), "mean_loss": round(self.mean_loss, 4),
                 "inaccuracies": self.inaccuracies, "blunders": self.blunders, "unsettled": self.unsettled,
                 "problems": self.problems,
@@ -296,7 +310,7 @@ def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) 
         if c.verdict == "unsettled":
             s.unsettled += 1
             continue
-        s.checked += 1
+        s.settled += 1
         if c.loss is not None:
             s.losses.append(c.loss)
         s.optimal += c.verdict == "optimal"
@@ -309,10 +323,13 @@ def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) 
 
 
 def summary_table(summaries: list[PlayerSummary]) -> str:
-    head = ("player", "checked", "optimal", "mean loss", "inaccuracies", "blunders", "unsettled", "problems")
-    # a player with nothing checked (every answer a problem) has no rate: '-'
-    rows = [(s.player, str(s.checked), f"{s.percent_optimal:.1f}%" if s.checked else "-",
-             f"{s.mean_loss:.2f}" if s.checked else "-", str(s.inaccuracies),
+    """The summary per player: ``moves`` looked at, of which ``settled`` (a verdict proved), the
+    share of the settled ones optimal, their mean loss, then the counts of each verdict."""
+    head = ("player", "moves", "settled", "optimal", "mean loss", "inaccuracies", "blunders", "unsettled",
+            "problems")
+    # a player with nothing settled (every answer a problem, or every move unsettled) has no rate: '-'
+    rows = [(s.player, str(s.moves), str(s.settled), f"{s.percent_optimal:.1f}%" if s.settled else "-",
+             f"{s.mean_loss:.2f}" if s.settled else "-", str(s.inaccuracies),
              str(s.blunders), str(s.unsettled), str(s.problems)) for s in summaries]
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
