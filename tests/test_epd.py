@@ -178,10 +178,10 @@ def test_verify_judges_the_suites_bm_and_checks_its_ce_and_asks_engines(tmp_path
     assert f"{suite}:1: wrong: bm in {suite}: c1 is an inaccuracy (+4; best b1 +8, loses 4)" in out
     assert f"{suite}:1: wrong: ce 4, but the value is +8 (from the side to move)" in out
     assert out.count(" is an inaccuracy") == 1 and out.count(", but the value") == 1
-    assert row(out, f"bm in {suite}")[:2] == ["6", "83.3%"]
+    assert row(out, f"bm in {suite}")[:3] == ["6", "6", "83.3%"]  # moves looked at, settled, optimal
     assert main(["verify", str(suite), "--solver", "reference", "--engine", "builtin:greedy"]) == 0
     out = capsys.readouterr().out
-    assert row(out, "builtin:greedy")[0] == "3" and row(out, f"bm in {suite}")[0] == "6"
+    assert row(out, "builtin:greedy")[:2] == ["3", "3"] and row(out, f"bm in {suite}")[:2] == ["6", "6"]
 
 
 def test_ce_mismatches_says_what_was_proved():

@@ -139,12 +139,13 @@ def test_builtin_players_on_the_smallest_endgames(tmp_path, capsys):
     table = out[out.index("player "):]
     rows = {line.split()[0]: line.split() for line in table.splitlines()[2:] if line.startswith("builtin:")}
     assert set(rows) == set(players)
-    # Answers the search cannot settle in 5 s are counted as unsettled (with their intervals), not checked.
-    unsettled = sum(int(r[6]) for r in rows.values())
-    assert sum(int(r[1]) for r in rows.values()) + unsettled == len(players)
+    # Answers the search cannot settle in 5 s are counted as unsettled (with their intervals), not settled.
+    # columns: player, moves, settled, optimal, mean loss, inaccuracies, blunders, unsettled, problems
+    unsettled = sum(int(r[7]) for r in rows.values())
+    assert sum(int(r[2]) for r in rows.values()) + unsettled == len(players)
     assert status == (1 if unsettled else 0)  # a move left unsettled is a failure
-    # no answer was a problem: each player's one choice was checked or left unsettled
-    assert all(int(r[1]) + int(r[6]) == 1 and int(r[7]) == 0 for r in rows.values())
+    # no answer was a problem: each player's one move looked at was settled or left unsettled
+    assert all(int(r[1]) == 1 and int(r[2]) + int(r[7]) == 1 and int(r[8]) == 0 for r in rows.values())
 
 
 def test_html_report(suite, tmp_path, capsys):
