@@ -371,3 +371,127 @@ def test_svg_of_a_game_position_frames_the_move_before(tmp_path, capsys):
     assert main([str(game), "--svg", str(svg), "--solver", "retro"]) == 0
     text = svg.read_text()
     assert 'class="last-move" data-square="c2"' in text and "before: c2" in text
+
+
+# -- the audit page as judged (issue 30 item 8) ------------------------------------------------------------
+
+BLUNDER = "xxxooox/xxxooox/ooooo1x/oooxxxx/ooooxox/1ooxxxx/xooxxx1 x 0 87"  # e3f5 loses by 3; g7f5 wins by 5
+
+
+def _blunder_check():
+    from solver.io.formats import parse_fen
+    from solver.solve.analysis import Interval
+    p = parse_fen(BLUNDER)
+    n = p.board.playable.bit_count()
+    c = Check("black0", "g.pgn", 9, None, p, "e3f5", value=-3, best=5, best_move="g7f5", loss=8, verdict="blunder",
+              value_interval=Interval(-3, -3, n), best_interval=Interval(5, 5, n))
+    return p, n, c
+
+
+def _values_by_square(root):
+    out = {}
+    for t in root.iter(SVG + "text"):
+        if t.get("class") == "value":
+            out[t.get("data-square")] = out.get(t.get("data-square"), "") + t.text
+    return out
+
+
+def test_the_audit_board_tints_with_what_the_verdict_proved(monkeypatch):
+    """The tint's own budget proved only '-3..+49' and '+5..+49' for the two moves to f5; the
+    verdict proved -3 and +5: the board shows +5 (exact, tinted), and no square more than the
+    position's +5 (was: f5 pale blue, '+5..+49')."""
+    from solver.app import pictures
+    from solver.common.limits import Limits
+    from solver.solve.analysis import Interval
+    p, n, c = _blunder_check()
+    starved = {m: Interval(-n, n, n) for m in p.legal_moves()}
+    starved[p.parse_move("e3f5")] = Interval(-3, n, n)
+    starved[p.parse_move("g7f5")] = Interval(5, n, n)
+    monkeypatch.setattr(pictures, "move_intervals", lambda *a, **k: dict(starved))
+    root = ET.fromstring(check_svg(Verifier(Solver(algorithm="search", limits=Limits(nodes=1000))), c))
+    values = _values_by_square(root)
+    assert values["f5"] == "+5"
+    f5 = next(r for r in root.iter(SVG + "rect") if r.get("id") == "sq-f5")
+    assert "tinted" in f5.get("class").split() and f5.get("fill").startswith("#") and f5.get("fill") != \
+        pictures.UNSOLVED_FILL
+    assert values["a2"] == f"-{n}..+5" and values["g1"] == f"-{n}..+5"  # no move beats the position's +5
+    assert pictures.judged_intervals(c, starved)[p.parse_move("e3f5")] == Interval(-3, -3, n)
+
+
+def _shapes_in(root):
+    """The arrows, rings and frames drawn on a board, read back from the SVG: (kind, numbers)."""
+    out = []
+    for g in root.iter(SVG + "g"):
+        if not (g.get("class") or "").startswith("arrow "):
+            continue
+        for line in g.iter(SVG + "line"):
+            out.append(("segment", *(float(line.get(k)) for k in ("x1", "y1", "x2", "y2")),
+                        float(line.get("stroke-width")) / 2))
+        for poly in g.iter(SVG + "polygon"):
+            pts = [tuple(map(float, xy.split(","))) for xy in poly.get("points").split()]
+            out.append(("triangle", *pts[0], *pts[1], *pts[2]))
+        for c in g.iter(SVG + "circle"):
+            out.append(("ring", float(c.get("cx")), float(c.get("cy")), float(c.get("r")),
+                        float(c.get("stroke-width")) / 2))
+    return out
+
+
+def _touches(px, py, shape):
+    import math
+
+    def seg(px, py, x1, y1, x2, y2):
+        dx, dy = x2 - x1, y2 - y1
+        t = max(0.0, min(1.0, ((px - x1) * dx + (py - y1) * dy) / (dx * dx + dy * dy or 1)))
+        return math.hypot(px - x1 - t * dx, py - y1 - t * dy)
+
+    if shape[0] == "segment":
+        return seg(px, py, *shape[1:5]) <= shape[5]
+    if shape[0] == "ring":
+        return abs(math.hypot(px - shape[1], py - shape[2]) - shape[3]) <= shape[4]
+    (x1, y1, x2, y2, x3, y3) = shape[1:]
+    s = [(px - b[0]) * (a[1] - b[1]) - (a[0] - b[0]) * (py - b[1])
+         for a, b in (((x1, y1), (x2, y2)), ((x2, y2), (x3, y3)), ((x3, y3), (x1, y1)))]
+    return all(v >= 0 for v in s) or all(v <= 0 for v in s)
+
+
+def _label_overlaps(svg):
+    """The value labels (a box: 0.6 em a character, 0.75 em above the baseline) that touch an arrow or ring."""
+    root = ET.fromstring(svg)
+    shapes = _shapes_in(root)
+    bad = []
+    for t in root.iter(SVG + "text"):
+        if t.get("class") != "value":
+            continue
+        x, y, size = float(t.get("x")), float(t.get("y")), float(t.get("font-size"))
+        half = 0.3 * size * len(t.text)
+        points = [(x - half + 2 * half * i / 8, y - 0.75 * size + 0.75 * size * j / 3) for i in range(9)
+                  for j in range(4)]
+        if any(_touches(px, py, s) for s in shapes for px, py in points):
+            bad.append((t.get("data-square"), t.text))
+    return bad
+
+
+def test_value_labels_keep_clear_of_the_arrows_and_rings(monkeypatch):
+    """Two heads into f5 (the played jump and the best one) covered the '+5..+49' written in its middle;
+    labels now take the first place in the square clear of every arrow, ring and frame."""
+    from solver.app import pictures
+    from solver.common.limits import Limits
+    from solver.solve.analysis import Interval
+    p, n, c = _blunder_check()
+    v = Verifier(Solver(algorithm="search", limits=Limits(nodes=1000)))
+    wide = {m: Interval(-n, n, n) for m in p.legal_moves()}
+    monkeypatch.setattr(pictures, "move_intervals", lambda *a, **k: dict(wide))
+    for check in (c, replace(c, best_move=None, best_interval=Interval(-n, n, n),
+                             value_interval=Interval(-n, n, n))):
+        svg = check_svg(v, check, last_move=p.parse_move("a2"))
+        assert "f5" in _values_by_square(ET.fromstring(svg)) and _label_overlaps(svg) == []
+    # clones: the played ring and the best ring on squares with intervals, on a small board
+    q = parse_position("to-move: x\nx...\n....\n...o").position
+    iv = {m: Interval(-12, 12, 12) for m in q.legal_moves()}
+    for arrows in ([Arrow(q.parse_move("b3"), "played"), Arrow(q.parse_move("b2"), "best")],
+                   [Arrow(q.parse_move("b2"), "played"), Arrow(q.parse_move("a3a1"), "best")]):  # a shaft over a2
+        svg = board_svg(_analyzer(), q, values=iv, arrows=arrows)
+        assert _label_overlaps(svg) == [], arrows
+
+
+from dataclasses import replace  # noqa: E402

@@ -107,6 +107,8 @@ ARROW_STYLES = {  # kind: (colour, dashes or "", what the legend calls it)
 }
 LAST_MOVE_COLOUR = "#d9b400"  # the frame of the last move's squares (python-chess's lastmove mark)
 UNSOLVED_FILL = "#dcdcf0"     # a square whose value is only bounded (the budget ran out)
+RING, RING_SMALL = 0.46, 0.37  # a clone's ring, the played one and the other, as shares of a square (a label fits inside)
+HEAD, TIP_MARGIN, SHAFT = 0.5, 0.26, 0.16  # a jump's head, the gap from its tip to the centre, its shaft (shares)
 
 
 @dataclass(frozen=True)
@@ -261,14 +263,14 @@ def _arrow_svg(p: Position, a: Arrow, at: tuple[float, float] | None = None) -> 
         attrs = (f'class="arrow {a.kind} {_move_kind(m)}" data-move="{p.move_name(m)}"'
                  + (f' data-from="{name(m.frm)}"' if m.is_jump else "") + f' data-to="{name(m.to)}"')
     if m.is_clone:
-        r = (0.30 if small else 0.42) * CELL * (0.4 if at is not None else 1.0)
+        r = (RING_SMALL if small else RING) * CELL * (0.4 if at is not None else 1.0)
         cx = tx - 16 if at is not None else tx
         return (f'<g {attrs} opacity="0.9"><circle cx="{cx:.1f}" cy="{ty:.1f}" r="{r:.1f}" fill="none" '
                 f'stroke="{colour}" stroke-width="{CELL * (0.05 if at is not None else 0.08):.1f}"{dash}/></g>')
     scale = 0.35 if at is not None else 1.0
     dx, dy = tx - fx, ty - fy
     h = math.hypot(dx, dy)
-    size, margin, width = 0.6 * CELL * scale, 0.12 * CELL * scale, 0.16 * CELL * scale
+    size, margin, width = HEAD * CELL * scale, TIP_MARGIN * CELL * scale, SHAFT * CELL * scale
     sx, sy = tx - dx * (size + margin) / h, ty - dy * (size + margin) / h
     xtip, ytip = tx - dx * margin / h, ty - dy * margin / h
     half = 0.5 * size / h
@@ -277,6 +279,153 @@ def _arrow_svg(p: Position, a: Arrow, at: tuple[float, float] | None = None) -> 
     return (f'<g {attrs} opacity="0.85"><line x1="{fx:.1f}" y1="{fy:.1f}" x2="{sx:.1f}" y2="{sy:.1f}" '
             f'stroke="{colour}" stroke-width="{width:.1f}" stroke-linecap="butt"{dash}/>'
             f'<polygon points="{points}" fill="{colour}"/></g>')
+
+
+# -- where a square's value is written: clear of the arrows, rings and frames drawn over the board --
+
+# A shape drawn on the board, for the labels to keep clear of: ("segment", x1, y1, x2, y2, half width),
+# ("ring", cx, cy, r, half width) or ("triangle", x1, y1, x2, y2, x3, y3).
+Shape = tuple
+
+
+def _arrow_shapes(p: Position, a: Arrow) -> list[Shape]:
+    """The shapes of an arrow as :func:`_arrow_svg` draws it on the board."""
+    m = a.move
+    if m.is_pass:
+        return []
+    tx, ty = _centre(p, m.to)
+    if m.is_clone:
+        r = (RING_SMALL if a.kind != "played" else RING) * CELL
+        return [("ring", tx, ty, r, CELL * 0.04)]
+    fx, fy = _centre(p, m.frm)
+    dx, dy = tx - fx, ty - fy
+    h = math.hypot(dx, dy)
+    size, margin, width = HEAD * CELL, TIP_MARGIN * CELL, SHAFT * CELL
+    sx, sy = tx - dx * (size + margin) / h, ty - dy * (size + margin) / h
+    xtip, ytip = tx - dx * margin / h, ty - dy * margin / h
+    half = 0.5 * size / h
+    return [("segment", fx, fy, sx, sy, width / 2),
+            ("triangle", xtip, ytip, sx + dy * half, sy - dx * half, sx - dy * half, sy + dx * half)]
+
+
+def _frame_shapes(p: Position, last_move: Move | None) -> list[Shape]:
+    """The gold frames of the move before, as segments (their stroke is 5 wide, 3 in from the edge)."""
+    if last_move is None or last_move.is_pass:
+        return []
+    out: list[Shape] = []
+    for sq in (last_move.to,) if last_move.is_clone else (last_move.frm, last_move.to):
+        x, y = _centre(p, sq)
+        e = CELL / 2 - 5.5
+        corners = [(x - e, y - e), (x + e, y - e), (x + e, y + e), (x - e, y + e)]
+        out += [("segment", *corners[k], *corners[(k + 1) % 4], 2.5) for k in range(4)]
+    return out
+
+
+def _segment_distance(px: float, py: float, x1: float, y1: float, x2: float, y2: float) -> float:
+    dx, dy = x2 - x1, y2 - y1
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - x1) * dx + (py - y1) * dy) / length))
+    return math.hypot(px - x1 - t * dx, py - y1 - t * dy)
+
+
+def _hits(px: float, py: float, shape: Shape, pad: float) -> bool:
+    """Whether the point (px, py) is on ``shape`` or within ``pad`` of it."""
+    kind = shape[0]
+    if kind == "segment":
+        _, x1, y1, x2, y2, half = shape
+        return _segment_distance(px, py, x1, y1, x2, y2) <= half + pad
+    if kind == "ring":
+        _, cx, cy, r, half = shape
+        return abs(math.hypot(px - cx, py - cy) - r) <= half + pad
+    _, x1, y1, x2, y2, x3, y3 = shape
+    d1 = (px - x2) * (y1 - y2) - (x1 - x2) * (py - y2)
+    d2 = (px - x3) * (y2 - y3) - (x2 - x3) * (py - y3)
+    d3 = (px - x1) * (y3 - y1) - (x3 - x1) * (py - y1)
+    inside = not ((d1 < 0 or d2 < 0 or d3 < 0) and (d1 > 0 or d2 > 0 or d3 > 0))
+    return inside or min(_segment_distance(px, py, x1, y1, x2, y2), _segment_distance(px, py, x2, y2, x3, y3),
+                         _segment_distance(px, py, x3, y3, x1, y1)) <= pad
+
+
+LABEL_PAD = 1.5  # the least gap, in pixels, between a value written in a square and an arrow, ring or frame
+
+
+def label_box(x: float, baseline: float, text: str, size: float) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom) a centred label of ``size`` px covers (digits, signs and
+    dots of a sans-serif font: 0.6 em wide at most, 0.75 em above the baseline)."""
+    half = 0.3 * size * len(text)
+    return x - half, baseline - 0.75 * size, x + half, baseline + 0.05 * size
+
+
+def _box_hits(box: tuple[float, float, float, float], shapes: Sequence[Shape]) -> int:
+    """How many points of a grid over ``box`` (at most 3 px apart) touch ``shapes``: 0 when clear."""
+    left, top, right, bottom = box
+    nx, ny = max(2, math.ceil((right - left) / 3)), max(2, math.ceil((bottom - top) / 3))
+    points = [(left + (right - left) * i / nx, top + (bottom - top) * j / ny) for i in range(nx + 1)
+              for j in range(ny + 1)]
+    return sum(any(_hits(px, py, shape, LABEL_PAD) for shape in shapes) for px, py in points)
+
+
+Label = list[tuple[float, float, str, float]]  # a label's lines: centre x, baseline y, text, font size
+
+
+def label_places(p: Position, sq: int, iv: Interval) -> list[Label]:
+    """Where the value of square ``sq`` may be written, best first: each a list of lines (centre x,
+    baseline y, text, font size): in the middle, along the top or the bottom edge, in two lines."""
+    cx, cy = _centre(p, sq)
+    top, bottom, left, right = cy - CELL / 2, cy + CELL / 2, cx - CELL / 2, cx + CELL / 2
+    text = iv.text()
+
+    def corners(t: str, size: float) -> list[Label]:
+        half = 0.3 * size * len(t)  # near the corners, then inside a frame of the move before
+        return [[(x, y, t, size)] for inset in (3, 8.5) for x in (left + inset + half, right - inset - half)
+                for y in (top + inset + 0.75 * size, bottom - inset)]
+
+    def one(x: float, y: float, t: str, size: float) -> Label:
+        return [(x, y, t, size)]
+
+    if iv.exact:
+        return ([one(cx, cy + 5, text, 14), one(cx, cy + 4, text, 11), one(cx, top + 11, text, 11),
+                 one(cx, bottom - 3, text, 11)] + corners(text, 11) + corners(text, 9)
+                + [one(cx, cy + 3, text, 9), one(cx, cy + 3, text, 8)])  # the last two: inside a small ring
+    lo, hi = signed(iv.lower), signed(iv.upper)
+
+    def two(x: float, y1: float, y2: float, size: float) -> Label:  # the bounds in two lines
+        return [(x, y1, lo + "..", size), (x, y2, hi, size)]
+
+    return ([one(cx, cy + 4, text, 10), one(cx, top + 10, text, 9), one(cx, bottom - 3, text, 9),
+             two(cx, top + 10, bottom - 3, 9), two(cx, cy - 1, cy + 9, 9), two(left + 12, top + 10, bottom - 3, 9),
+             two(right - 12, top + 10, bottom - 3, 9), two(cx, cy - 6, cy + 12.5, 9)] + corners(text, 8)
+            + [two(cx, cy - 0.5, cy + 7.5, 8), two(cx, cy - 6, cy + 12, 8)]  # across a shaft, in a ring
+            # beside a shaft through the middle: the lower bound above the upper, in a narrow column
+            + [[(x, cy - 1, lo, 8), (x, cy + 8, hi, 8)] for x in (left + 10, right - 10)])
+    lo, hi = signed(iv.lower), signed(iv.upper)
+    places = ([[(cx, cy + 4, text, 10)], [(cx, top + 10, text, 9)], [(cx, bottom - 3, text, 9)],
+             [(cx, top + 10, lo + "..", 9), (cx, bottom - 3, hi, 9)],
+             [(cx, cy - 1, lo + "..", 9), (cx, cy + 9, hi, 9)]]
+            + [[(x, top + 10, lo + "..", 9), (x, bottom - 3, hi, 9)] for x in (left + 12, right - 12)]
+              + corners(text, 8) + [[(cx, cy - 0.5, lo + "..", 8), (cx, cy + 7.5, hi, 8)]])
+    return places
+
+
+def _value_label(p: Position, sq: int, iv: Interval, arrows: Sequence[Shape], frames: Sequence[Shape]) -> str:
+    """The value of a square as SVG text, at its first place (:func:`label_places`) clear of the
+    ``arrows`` and ``frames`` (:func:`_arrow_shapes`, :func:`_frame_shapes`); where none is clear
+    of the arrows, the least covered, on a white halo."""
+    places = label_places(p, sq, iv)
+
+    def hits(lines: Label, among: Sequence[Shape]) -> int:
+        return sum(_box_hits(label_box(x, y, t, size), among) for x, y, t, size in lines)
+
+    # the first place clear of everything, else the first clear of the arrows (over a frame), else
+    # the one the arrows cover least
+    covered = [(hits(lines, arrows), hits(lines, frames), k) for k, lines in enumerate(places)]
+    best = min(covered)
+    halo = best[0] > 0
+    lines = places[best[2]]
+    extra = ' stroke="white" stroke-width="3" paint-order="stroke"' if halo else ""
+    name = p.board.square_name(sq)
+    return "".join(f'<text class="value" data-square="{name}" x="{x:.1f}" y="{y:.1f}" text-anchor="middle" '
+                   f'font-size="{size}"{extra}>{escape(t)}</text>' for x, y, t, size in lines)
 
 
 def _clip(text: str, n: int = 18) -> str:
@@ -332,7 +481,7 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f"<title>{escape(title)}</title>",
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>']
-    numbers = []
+    numbers: list[tuple[int, Interval]] = []
     for sq in range(board.size):
         f, r = board.file_of(sq), board.rank_of(sq)
         x = MARGIN + f * CELL
@@ -354,10 +503,8 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
             colour = "#202020" if piece == X else "#fafafa"
             out.append(f'<circle class="piece {piece}" cx="{cx}" cy="{cy}" r="{CELL * 0.38:.1f}" fill="{colour}" '
                        'stroke="#202020" stroke-width="2"/>')
-        elif iv is not None:  # (written after the arrows, over them)
-            size = 14 if iv.exact else 10
-            numbers.append(f'<text class="value" x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{size}">'
-                       f"{iv.text()}</text>")
+        elif iv is not None:  # (written after the arrows, placed clear of them)
+            numbers.append((sq, iv))
     if last_move is not None and not last_move.is_pass:
         for sq in (last_move.to,) if last_move.is_clone else (last_move.frm, last_move.to):
             mx, my = _centre(p, sq)
@@ -366,7 +513,10 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
                        f'stroke="{LAST_MOVE_COLOUR}" stroke-width="5"/>')
     for a in arrows:
         out.append(_arrow_svg(p, a))
-    out.extend(numbers)
+    shapes = [shape for a in arrows for shape in _arrow_shapes(p, a)]
+    frames = _frame_shapes(p, last_move)
+    for sq, iv in numbers:
+        out.append(_value_label(p, sq, iv, shapes, frames))
     for f in range(board.cols):
         x = MARGIN + f * CELL + CELL // 2
         label = board.square_name(board.square(f, 0)).rstrip("0123456789")
@@ -427,7 +577,7 @@ def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence
         items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
                       "the value after it (X's side)"))
     if any(not iv.exact for iv in squares.values()):
-        items.append((swatch(UNSOLVED_FILL), "only bounded (ran out of budget)"))
+        items.append((swatch(UNSOLVED_FILL), "only bounded: low..high (ran out of budget)"))
     for a in arrows:
         what = ARROW_STYLES[a.kind][2]
         how = {"jump": "a jump", "clone": "a clone", "pass": "a pass"}[_move_kind(a.move)]
@@ -546,9 +696,37 @@ def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint:
         try:  # under a node budget (--nodes) the tint is the same on any machine: no time share
             values = move_intervals(analyzer, c.position, None if nodes is not None else seconds, nodes)
         except LimitError:
-            tint = False
-    return board_svg(analyzer, c.position, tint=tint, arrows=check_arrows(c), last_move=last_move,
-                     legend=legend, players={c.position.turn: c.player}, values=values, value=c.best_interval)
+            values = {}
+    judged = judged_intervals(c, values or {})
+    return board_svg(analyzer, c.position, tint=tint or bool(judged), arrows=check_arrows(c), last_move=last_move,
+                     legend=legend, players={c.position.turn: c.player}, values=judged, value=c.best_interval)
+
+
+def judged_intervals(c: Check, values: Mapping[Move, Interval]) -> dict[Move, Interval]:
+    """The moves' intervals (:func:`move_intervals`) narrowed by what judging the check proved: the
+    move played is worth ``c.value_interval``, the best move named ``c.best_interval``, and no
+    move more, for the mover, than the position (``c.best_interval``). So the board shows the
+    values its verdict states ('loses by 7; best d6 wins by 1'), never the wider intervals of the
+    tint's own, shorter, budget."""
+    p = c.position
+    out = dict(values)
+    squares = p.board.playable.bit_count()
+    if c.best_interval is not None:  # a move is worth at most the position, for the mover
+        top = c.best_interval.for_mover(p.turn)[1]
+        for m, iv in out.items():
+            lo, hi = iv.for_mover(p.turn)
+            out[m] = Interval.from_mover(p.turn, min(lo, top), min(hi, top), squares)
+    for text, proved in ((c.move, c.value_interval), (c.best_move, c.best_interval)):
+        move = _parsed(p, text) if text else None
+        if move is None or proved is None:
+            continue
+        known = out.get(move)
+        if known is None:
+            out[move] = proved
+            continue
+        lower, upper = max(known.lower, proved.lower), min(known.upper, proved.upper)
+        out[move] = Interval(lower, upper, squares) if lower <= upper else proved
+    return out
 
 
 PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
