@@ -82,6 +82,32 @@ def test_solve_with_cs61b_notation(tmp_path, capsys):
     assert "  line: a3-b2 - b2-a1 - a1-a2 - a1-b1 - a2-b3 - b1-c2 - b2-c3 (ends +9)" in out
 
 
+def test_one_notation_in_a_run_the_board_and_the_progress_line_too(tmp_path, capsys, monkeypatch):
+    """--notation cs61b drew the board with x and o and the progress line said 'X to move' while
+    the report said 'Red' (issue 30 item 10): the board's pieces are r and b, the sides red and
+    blue everywhere, the moves a7-b6."""
+    import sys
+
+    from solver.app.commands.progress import ProgressView
+    from solver.oracles.oracle import Progress
+    f = _file(tmp_path, "p.txt", "to-move: x\nx..\n...\n..o\n")
+    assert main(["solve", f, "--notation", "cs61b", "--solver", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "3 r.. 3\n2 ... 2\n1 ..b 1" in out and " x" not in out.split("rules:")[0]
+    p = Position.start(7, 7)
+    ev = Progress("searching", 5000, unit="nodes", seconds=1.0, position=p, lower=-3, upper=49,
+                  best_move=p.parse_move("b6"))
+    assert ProgressView.search_text(ev, CS61B_NOTATION).startswith("Red to move: value -3..+49, best a7-b6 |")
+    assert ProgressView.search_text(ev).startswith("X to move: value -3..+49, best b6 |")
+    # the solve command's own progress line, drawn as on a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    g = _file(tmp_path, "s.txt", "x5o/7/7/7/7/7/o5x x 0 1\n")
+    main(["solve", g, "--notation", "cs61b", "--solver", "search", "--nodes", "200000"])
+    out, err = capsys.readouterr()
+    assert "Red to move: value " in err and "X to move" not in err, err[-300:]
+    assert "7 r.....b 7" in out
+
+
 def test_json_and_batch_with_cs61b_notation(tmp_path, capsys):
     f = _file(tmp_path, "p.txt", "to-move: x\nx..\n...\n..o\n")
     assert main(["solve", f, "--json", "--notation", "cs61b", "--solver", "reference"]) == 0

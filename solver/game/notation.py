@@ -219,6 +219,11 @@ class Notation:
             return "Red" if side == X else "Blue"
         return side.name
 
+    @property
+    def pieces(self) -> str:
+        """The letters of X's and O's pieces on a drawn board: 'xo'; 'rb' (red, blue) in cs61b."""
+        return "rb" if self.name == "cs61b" else "xo"
+
     def words(self, text: str) -> str:
         """``text`` with the words X and O (the sides) as this notation names them: 'X wins by 3'
         is 'red wins by 3' in cs61b."""

@@ -311,21 +311,22 @@ def parse_cs61b(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
     return _board_of_rows([n for n, _ in rows], cells, source)
 
 
-def grid_rows(board: Board, x: int, o: int) -> list[str]:
-    """The rows of a plain grid, top row first."""
+def grid_rows(board: Board, x: int, o: int, pieces: str = "xo") -> list[str]:
+    """The rows of a plain grid, top row first (``pieces``: the letters of X's and O's pieces)."""
     out = []
     for rank in range(board.rows - 1, -1, -1):
         row = ""
         for f in range(board.cols):
             sq = board.square(f, rank)
-            row += "x" if x >> sq & 1 else "o" if o >> sq & 1 else "#" if board.is_block(sq) else "."
+            row += pieces[0] if x >> sq & 1 else pieces[1] if o >> sq & 1 else "#" if board.is_block(sq) else "."
         out.append(row)
     return out
 
 
-def write_grid(position: Position, coordinates: bool = False) -> str:
-    """A plain grid, or with rank labels and a file header (both read back by :func:`parse_grid`)."""
-    rows = grid_rows(position.board, position.x, position.o)
+def write_grid(position: Position, coordinates: bool = False, pieces: str = "xo") -> str:
+    """A plain grid, or with rank labels and a file header (both read back by :func:`parse_grid`
+    with the default ``pieces``, the letters of X's and O's pieces; ``rb`` for CS 61B's red and blue)."""
+    rows = grid_rows(position.board, position.x, position.o, pieces)
     if not coordinates:
         return "\n".join(rows)
     width = len(str(position.board.rows))

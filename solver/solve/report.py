@@ -278,7 +278,7 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
     and names the sides (cs61b: ``a7-b6``, red and blue)."""
     e = report.entry
     title = e.name or "position"
-    out = [f"== {title} ({e.source}:{e.line}) ==", write_grid(e.position, coordinates=True)]
+    out = [f"== {title} ({e.source}:{e.line}) ==", write_grid(e.position, coordinates=True, pieces=notation.pieces)]
     counter = f", counter {e.position.counter}" if e.position.rules.counter else ""
     out.append(f"rules: {e.position.rules.name}{counter}")
     for s in report.sides:

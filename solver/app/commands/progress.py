@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from solver.app.commands.common import count_text, interval_text
-from solver.game.rules import side_name
+from solver.game.notation import UAI_NOTATION, Notation
 from solver.oracles.oracle import Progress
 
 
@@ -50,11 +50,13 @@ class StatusLine:
 class ProgressView:
     """Draws the :class:`~solver.oracles.oracle.Progress` of the engines on a terminal: a bar per phase
     of the retro engine (enumerating, solving), a status line for the search (the side being
-    searched, the interval proved so far, the best move, nodes and nodes per second).
-    ``describe(progress)`` may give the status line's text instead."""
+    searched, the interval proved so far, the best move, nodes and nodes per second), the sides
+    and moves in ``notation`` (the run's ``--notation``). ``describe(progress)`` may give the
+    status line's text instead."""
 
-    def __init__(self, describe: Callable[[Progress], str] | None = None):
+    def __init__(self, describe: Callable[[Progress], str] | None = None, notation: Notation = UAI_NOTATION):
         self.describe = describe
+        self.notation = notation
         self.line = StatusLine()
         self.bar: Any = None
         self.phase: str | None = None
@@ -63,7 +65,7 @@ class ProgressView:
     def __call__(self, ev: Progress) -> None:
         if ev.phase == "searching":
             self._close_bar()
-            self.line.show(self.describe(ev) if self.describe else self.search_text(ev))
+            self.line.show(self.describe(ev) if self.describe else self.search_text(ev, self.notation))
             return
         if self.bar is None or ev.phase != self.phase or ev.done < self.done:
             self._close_bar()
@@ -74,10 +76,11 @@ class ProgressView:
             self.bar.update(ev.done - self.bar.n)
 
     @staticmethod
-    def search_text(ev: Progress) -> str:
+    def search_text(ev: Progress, notation: Notation = UAI_NOTATION) -> str:
         rate = ev.done / ev.seconds if ev.seconds > 0 else 0.0
-        who = f"{side_name(ev.side)} to move: " if ev.side is not None else ""
-        move = f", best {ev.best_move_name}" if ev.best_move_name else ""
+        who = f"{notation.side(ev.side)} to move: " if ev.side is not None else ""
+        best = None if ev.best_move is None or ev.position is None else notation.move(ev.position, ev.best_move)
+        move = f", best {best}" if best else ""
         return (f"{who}value {interval_text(ev.lower, ev.upper)}{move} | {count_text(ev.done)} nodes, "
                 f"{count_text(rate)}/s, {ev.seconds:.1f} s")
 

@@ -38,7 +38,7 @@ from solver.app.pictures import (
 )
 from solver.common.files import OutputError
 from solver.game.notation import Notation
-from solver.game.rules import O, Side, X, parse_rules, side_name
+from solver.game.rules import O, Side, X, parse_rules
 from solver.io.formats import (
     FORMATS,
     Entry,
@@ -143,7 +143,8 @@ def solve_command(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     status = EXIT_OK
     solved = 0
-    view = ProgressView() if sys.stderr.isatty() else None
+    notation = Notation(args.notation)  # one notation in a run: the board, the progress line, the report
+    view = ProgressView(notation=notation) if sys.stderr.isatty() else None
     solver = Solver(rules, args.solver, limits_of(args),
                     progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
@@ -180,7 +181,8 @@ def solve_command(args: argparse.Namespace) -> int:
             status = max(status, EXIT_FAILED)
             open_ = [s for s in report.sides if not (s.exact or (args.outcome_only and s.interval.outcome_proved))]
             reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
-            proved = ", ".join(f"{side_name(s.side)} to move {s.interval.text()}" for s in open_)
+            proved = ", ".join(f"{notation.side(s.side)} to move {notation.words(s.interval.text())}"
+                               for s in open_)
             say(f"{item.source}:{item.line}: stopped: {'; '.join(reasons) or 'not solved'}"
                  + (f"; proved {proved}" if proved else ""))
         if report.interrupted or report.certificate_error == "interrupted":
