@@ -189,7 +189,19 @@ def test_thermograph_option_writes_the_picture_or_says_why_not(monkeypatch, caps
     assert f"wrote {target}" in captured.err and "canonical form: {5||1|1|||" in captured.out  # implies --value
     svg = target.read_text()
     assert svg.startswith("<svg ") and svg.rstrip().endswith("</svg>")
-    assert ">{5||1|1|||{1,{1|-5}|-5},-5}</text>" in svg and "temperature 4, mean -1" in svg
+    assert ">{5||1|1|||{1,{1|-5}|-5},-5}</text>" in svg and "temperature upward: 4, mean -1" in svg
+    # drawn as Winning Ways and CGSuite draw it (issue 30 item 11): values increase to the left, so
+    # Left's wall (its foot at the left stop, 1) is left of Right's (at the right stop, -5)
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    walls = {p.get("class"): p.get("d") for p in root.iter(ns + "path")}
+    foot = {k: float(d.split()[0][1:].split(",")[0]) for k, d in walls.items()}
+    assert foot["wall left"] < foot["wall right"]
+    texts = {t.get("class"): (float(t.get("x")), t.text) for t in root.iter(ns + "text") if t.get("class")}
+    assert texts["high"][1] == "1" and texts["low"][1] == "-5" and texts["high"][0] < texts["low"][0]
+    assert "values increase to the left: Left's wall on the left, as in Winning Ways and CGSuite" in \
+        texts["legend"][1]
     target.unlink()
     assert _run(["--thermograph", str(target)], "x...o\n", monkeypatch) == 0
     assert "<stdin>:1: no thermograph: no canonical form: play can repeat" in capsys.readouterr().err

@@ -61,7 +61,7 @@ from fractions import Fraction
 
 import pycgt
 from pycgt import Game
-from pycgt.draw import thermograph_svg
+from pycgt.thermal import thermograph
 
 from solver.game.board import popcount
 from solver.game.rules import PASS, Move, O, Position, Side, X, side_name
@@ -114,10 +114,9 @@ class GameValue:
         return out
 
     def thermograph_svg(self) -> str:
-        """The thermograph as an SVG picture (pycgt's drawing: value to the right, temperature up,
-        the mast marked), titled with the canonical form in CGSuite syntax."""
-        svg = str(thermograph_svg(self.game))
-        return svg.replace(f">{_escape(pycgt.render(self.game))}</text>", f">{_escape(self.canonical)}</text>", 1)
+        """The thermograph as an SVG picture: :func:`thermograph_svg`, titled with the canonical
+        form in CGSuite syntax."""
+        return thermograph_svg(self.game, self.canonical)
 
     def to_json(self) -> dict:
         out: dict = {"canonical": self.canonical, "left_stop": number_json(self.left_stop),
@@ -127,6 +126,77 @@ class GameValue:
             out["loops_cut"] = len(self.cuts)
             out["cuts"] = list(self.cuts[:10])  # the first ten
         return out
+
+
+def thermograph_svg(game: Game, title: str | None = None, width: int = 480, height: int = 350,
+                    margin: int = 46) -> str:
+    """The thermograph of ``game`` as SVG, drawn as combinatorial game theory draws it (Winning
+    Ways, CGSuite): temperature upward and values increasing to the LEFT, so that Left's wall
+    (Left is X) is on the left and Right's (O) on the right; the mast dashed, the point where the
+    walls meet marked, and a legend saying so. ``title``: the caption (default pycgt's name)."""
+    graph = thermograph(game)
+    temperature = graph.temperature
+    top = temperature if temperature > 0 else Fraction(1)  # a number is cold: show a little above 0
+    headroom = top + top / 4
+
+    def wall(line: pycgt.thermal.PiecewiseLinear) -> list[tuple[Fraction, Fraction]]:
+        ts = [t for t in line.breakpoints if t <= headroom]
+        if not ts or ts[0] != 0:
+            ts.insert(0, Fraction(0))
+        if ts[-1] != headroom:
+            ts.append(headroom)
+        return [(line(t), t) for t in ts]
+
+    left, right = wall(graph.left), wall(graph.right)
+    values = [v for v, _ in left + right] + [graph.mast]
+    low, high = min(values), max(values)
+    if low == high:
+        low, high = low - 1, high + 1
+    span = high - low
+    plot_bottom = height - margin - 30
+
+    def x(value: Fraction) -> float:  # the highest value at the left edge
+        return margin + float((high - value) / span) * (width - 2 * margin)
+
+    def y(t: Fraction) -> float:
+        return plot_bottom - float(t / headroom) * (plot_bottom - margin)
+
+    def path(points: list[tuple[Fraction, Fraction]]) -> str:
+        return " ".join(f"{'M' if i == 0 else 'L'}{x(v):.2f},{y(t):.2f}" for i, (v, t) in enumerate(points))
+
+    blue, red, grey = "#1f77b4", "#d62728", "#666"
+    caption = title if title is not None else pycgt.render(game)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        'font-family="system-ui, sans-serif">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<line class="axis" x1="{margin}" y1="{plot_bottom}" x2="{width - margin}" y2="{plot_bottom}" stroke="#999" '
+        'stroke-width="1"/>',
+        f'<line class="mast" x1="{x(graph.mast):.2f}" y1="{plot_bottom}" x2="{x(graph.mast):.2f}" y2="{margin / 2:.2f}" '
+        'stroke="#ddd" stroke-width="1" stroke-dasharray="3 3"/>',
+        f'<path class="wall left" d="{path(left)}" fill="none" stroke="{blue}" stroke-width="2.5"/>',
+        f'<path class="wall right" d="{path(right)}" fill="none" stroke="{red}" stroke-width="2.5"/>',
+    ]
+    if temperature > 0:
+        parts.append(f'<circle cx="{x(graph.mast):.2f}" cy="{y(temperature):.2f}" r="3.5" fill="#333"/>')
+    parts += [
+        f'<text x="{width / 2:.0f}" y="{margin / 2 + 4:.0f}" text-anchor="middle" font-size="14" fill="#222">'
+        f"{_escape(caption)}</text>",
+        f'<text class="high" x="{margin}" y="{plot_bottom + 16}" text-anchor="middle" font-size="11" fill="{grey}">'
+        f"{_escape(number_text(high))}</text>",
+        f'<text class="low" x="{width - margin}" y="{plot_bottom + 16}" text-anchor="middle" font-size="11" '
+        f'fill="{grey}">{_escape(number_text(low))}</text>',
+        f'<text x="{x(left[0][0]):.2f}" y="{plot_bottom + 30}" text-anchor="middle" font-size="11" fill="{blue}">'
+        "Left (X)</text>",
+        f'<text x="{x(right[0][0]):.2f}" y="{plot_bottom + 30}" text-anchor="middle" font-size="11" fill="{red}">'
+        "Right (O)</text>",
+        f'<text class="legend" x="{width / 2:.0f}" y="{height - 22}" text-anchor="middle" font-size="11" '
+        f'fill="{grey}">values increase to the left: Left\'s wall on the left, as in Winning Ways and CGSuite;</text>',
+        f'<text x="{width / 2:.0f}" y="{height - 8}" text-anchor="middle" font-size="11" fill="{grey}">'
+        f"temperature upward: {number_text(temperature)}, mean {number_text(graph.mast)}</text>",
+        "</svg>",
+    ]
+    return "\n".join(parts) + "\n"
 
 
 def _escape(text: str) -> str:
