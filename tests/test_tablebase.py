@@ -216,6 +216,9 @@ def test_probe_api_and_command(tmp_path, capsys, monkeypatch):
     assert main(["tables", "probe", "--dir", str(d)]) == 0
     out, err = capsys.readouterr()
     assert out == "x2/3/2o x 0 1  +9  depth 13\n" and "probed 1 position in" in err
+    assert "per second" not in err  # a rate of one position was noise ('(0 per second)', issue 30 item 12)
+    from solver.app.commands.tables import rate_text
+    assert rate_text(1, 2.166) == "" and rate_text(5_000, 0.01) == "" and rate_text(5_000, 0.5) == " (10,000 per second)"
     with pytest.raises(TableError, match="missing: no such directory$"):
         Tablebase(tmp_path / "missing")
 

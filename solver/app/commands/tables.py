@@ -393,6 +393,17 @@ def _tables_probe(args: argparse.Namespace) -> int:
     n = sum(not isinstance(a, MissingTableError) for a in answers)
     if out:
         print("\n".join(out))
-    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s ({n / seconds if seconds > 0 else 0:,.0f} "
-          "per second)", file=sys.stderr)
+    print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s{rate_text(n, seconds)}", file=sys.stderr)
     return status
+
+
+RATE_MIN_COUNT = 1_000  # a rate is printed from this many positions ...
+RATE_MIN_SECONDS = 0.05  # ... and this much time: below, it is the tables' loading and the clock's noise
+
+
+def rate_text(n: int, seconds: float) -> str:
+    """' (123,456 per second)', or '' where a rate would mean nothing (few positions, or too short
+    a time: probing one position is mostly reading its tier)."""
+    if n < RATE_MIN_COUNT or seconds < RATE_MIN_SECONDS:
+        return ""
+    return f" ({n / seconds:,.0f} per second)"
