@@ -1,5 +1,6 @@
-"""verify --annotate and --player (solver/play/annotate.py): the verdicts written back into the games as
-NAGs and comments, read back by solver/io/pgn.py to the same games; the refusals of the output file."""
+"""verify --annotate and --player (solver/play/annotate.py): the verdicts added to the games as NAGs and
+comments, everything the input had kept (its comments, NAGs, variations and move numbers), read back by
+solver/io/pgn.py to the same games; the refusals of the output file."""
 
 from __future__ import annotations
 
@@ -46,12 +47,21 @@ def test_verify_writes_the_verdicts_as_nags_and_comments_and_the_file_reads_back
     assert run(["verify", str(f), "--solver", "reference", "--annotate", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().err
     text = out.read_text()
+    # the input's comments (the ; comment written in braces), its variation and its NAG are kept,
+    # the verdicts come after the input's own notes (the variation, an alternative to b1, after b1's)
     assert text == (f"{HEAD}\n"
                     '[Event "club \\"night\\""]\n[Black "Ann"]\n[White "Ben"]\n[FEN "xx1o/o2x x 0 1"]\n'
                     '[Result "*"]\n\n'
-                    "1. c1 $2 {played +4, best +8 by b1} 1... b1 {optimal, +4} *\n")
+                    "1. c1 $2 {first} {played +4, best +8 by b1} b1 { to the end of the line}\n"
+                    "{optimal, +4} (1... a1c2 $4) *\n")
     assert looks_like_pgn(text)
-    assert same_games(games_of(text, str(out)), games_of(GAME))  # the variation and comments are not kept
+    (back,), (game,) = games_of(text, str(out)), games_of(GAME)
+    assert same_games([back], [game])
+    c1, b1 = back.mainline()
+    assert (c1.nags, c1.comments) == ([2], ["first", "played +4, best +8 by b1"])
+    assert (b1.comments, b1.nags) == ([" to the end of the line", "optimal, +4"], [])
+    (alt,) = b1.parent.variations[1:]
+    assert (alt.move, alt.nags, alt.number_text) == ("a1c2", [4], "1...")
 
 
 def test_a_blunder_gets_4_and_the_moves_not_judged_are_written_bare(tmp_path, capsys):
@@ -85,7 +95,7 @@ def test_the_annotated_file_of_libataxx_and_python_ataxx_games_reads_back_to_the
         body = text[len(HEAD):]
         assert body.count(" $4") == sum(c.verdict == "blunder" for c in checks)
         assert body.count(" $2") == sum(c.verdict == "inaccuracy" for c in checks)
-        assert body.count("{") == len(checks)
+        assert body.count("{") == len(checks) + path.read_text().count("{")  # the input's comments are kept
         assert all(len(line) < 80 for line in text.splitlines() if not line.startswith("["))
         assert same_games(games_of(text, "out.pgn"), games)
 
@@ -157,13 +167,14 @@ def test_player_judges_only_the_named_players_moves(tmp_path, capsys):
 
 def test_verify_on_the_libataxx_games_annotates_every_judged_move_and_reads_back(tmp_path, capsys):
     """The 60 games written by libataxx, every move played with 1 empty square judged (352 moves,
-    about 7 s): one comment per judged move, a NAG per inaccuracy and blunder, the same games back."""
+    about 7 s): one comment per judged move besides libataxx's 6, a NAG per inaccuracy and blunder,
+    the same games back."""
     out = tmp_path / "judged.pgn"
     assert run(["verify", str(LIBATAXX), "--empty", "1-1", "--annotate", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
     text = out.read_text()
     body = text[len(HEAD):]
-    assert body.count("{") == 352 == sum(int(line.split()[1]) for line in lines if line.startswith("Player"))
+    assert body.count("{") - LIBATAXX.read_text().count("{") == 352 == sum(int(line.split()[1]) for line in lines if line.startswith("Player"))
     assert body.count(" $2") == sum(" is an inaccuracy " in line for line in lines) > 0
     assert body.count(" $4") == sum(" is a blunder " in line for line in lines) > 0
     assert same_games(games_of(text, str(out)), games_of(LIBATAXX.read_text(), str(LIBATAXX)))

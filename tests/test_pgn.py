@@ -17,13 +17,14 @@ import pytest
 from solver.app.cli import main
 from solver.game.fen import PositionFormatError
 from solver.io.formats import read_file, read_positions, read_text
-from solver.io.pgn import Pick, looks_like_pgn, parse_empty_range, read_games
+from solver.io.pgn import Game, GameNode, Pick, Visitor, looks_like_pgn, parse_empty_range, read_games, write_game, write_games
 from solver.game.rules import CLASSIC, UAI, O, Position, X
 from solver.play.verify import choices_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBATAXX = ROOT / "positions" / "libataxx-games.pgn"
 PYTHON_ATAXX = ROOT / "tests" / "data" / "python-ataxx-games.pgn"
+CUTEATAXX = ROOT / "tests" / "data" / "cuteataxx-games.pgn"
 
 
 def one_game(text: str, rules=CLASSIC):
@@ -84,20 +85,60 @@ def test_comments_in_braces_and_after_semicolons():
     game = one_game("1. b6 {a clone; not a jump (really)} g7e7 ; a2 here is a comment\n"
                     "{ a comment over\nseveral lines with 1. a1 in it }\n2. a7c5 {}{x} f6 *")
     assert game.moves == ["b6", "g7e7", "a7c5", "f6"]
+    assert [n.comments for n in game.mainline()] == [
+        ["a clone; not a jump (really)"], [" a2 here is a comment", " a comment over\nseveral lines with 1. a1 in it "],
+        ["", "x"], []]
+    assert game.move_lines == [1, 1, 4, 4]
 
 
 def test_escape_lines_are_skipped():
     assert one_game("% a line for the program\n1. b6 g7e7 *").moves == ["b6", "g7e7"]
 
 
-def test_variations_nested_are_skipped_and_the_main_line_followed():
+def test_variations_nested_are_kept_as_a_tree_and_the_main_line_followed():
     game = one_game("1. b6 (1. a7c5 (1. f2?? g1e2) g7f6 (1... a1b2 {in (here}) ) g7e7 2. a7c5 (2. zz9) f6 *")
     assert game.moves == ["b6", "g7e7", "a7c5", "f6"]
+    b6, g7e7, a7c5, f6 = game.mainline()
+    assert [n.move for n in game.variations] == ["b6", "a7c5", "f2"]
+    c5, f2 = game.variations[1:]
+    assert [n.move for n in c5.variations] == ["f6", "b2"]  # g7f6 is the clone f6, a1b2 the clone b2
+    assert c5.variations[1].comments == ["in (here"]
+    assert f2.nags == [4] and f2.variations[0].move == "g1e2" and f2.variations[0].position is None  # not legal
+    (zz9,) = g7e7.variations[1:]  # "(2. zz9)" is an alternative to a7c5, kept as written, not played
+    assert (zz9.move, zz9.position, zz9.number_text, zz9.parent is g7e7) == ("zz9", None, "2.", True)
+    assert f6.parent is a7c5 and f6.position == game.final
+
+
+def test_comments_and_nags_are_kept_where_they_stand():
+    game = one_game('[Event "e"]\n{before the moves} 1. b6 $1 {after b6} g7e7! ; to the end\n'
+                    '(1... {opens} g7f6 {after f6} $14) 2. a7c5 *')
+    assert game.comments == ["before the moves"]
+    b6, g7e7, a7c5 = game.mainline()
+    assert (b6.nags, b6.comments) == ([1], ["after b6"])
+    assert (g7e7.nags, g7e7.comments) == ([1], [" to the end"])
+    (f6,) = b6.variations[1:]
+    assert (f6.move, f6.starting_comments, f6.comments, f6.nags) == ("f6", ["opens"], ["after f6"], [14])
+    assert [n.number_text for n in (b6, g7e7, f6, a7c5)] == ["1.", "", "1...", "2."]
+
+
+def test_variation_errors():
+    def error(text: str) -> str:
+        (item,) = read_games(text, "g.pgn")
+        assert isinstance(item, PositionFormatError)
+        return str(item)
+
+    assert error("(1. b6) *") == "g.pgn:1: game 1: a variation '(' must follow the move it is an alternative to"
+    assert error("1. b6 ((1. f2)) *") == ("g.pgn:1: game 1: a variation '(' must follow the move it is an "
+                                           "alternative to")
+    assert error("1. b6 ({only a comment}) *") == "g.pgn:1: game 1: a variation '()' with no move"
+    assert error("1. b6 $256 *") == "g.pgn:1: game 1: a NAG is $ and a number from 0 to 255, not '$256'"
+    assert error("1. b6!!! *") == "g.pgn:1: game 1: unknown annotation '!!!' (known: !, ?, !!, ??, !?, ?!)"
 
 
 def test_nags_and_suffix_annotations():
     game = one_game("1. b6! $1 g7e7?? $4 2. a7c5!? $5 f6?! 3. a6 !! g7?  $22 *")
     assert game.moves == ["b6", "g7e7", "a7c5", "f6", "a6", "g7"]
+    assert [n.nags for n in game.mainline()] == [[1, 1], [4, 4], [5, 5], [6], [3], [2, 22]]
 
 
 @pytest.mark.parametrize("result", ["1-0", "0-1", "1/2-1/2", "*"])
@@ -401,3 +442,131 @@ def test_a_stray_closing_brace_is_an_error_not_a_hang(tmp_path):
     assert str(err) == "g.pgn:1: game 1: '}' closes no comment"
     (err,) = read_games("1. b6 {{{}}} g7e7 *", "g.pgn")
     assert str(err) == "g.pgn:1: game 1: '}' closes no comment"
+
+
+# -- a game with no position in it (issue 30 item 2) -------------------------------------------------
+
+def test_a_game_with_no_tags_and_no_moves_is_an_error_not_the_7x7_start(tmp_path):
+    # garbage read as a game with no [FEN] tag and no moves was the standard 7 x 7 start
+    for text, why in (("vE1Cs}vKS+37", "game 1, move 1. vE1Cs: 'vE1Cs' is not a move (expected like c3, a1c3 or 0000)"),
+                      ("*\n", "game 1: no tags and no moves: not a game (a game without tags needs its moves)"),
+                      ("{a comment} 1. 2. $3 *", "game 1: no tags and no moves: not a game (a game without tags "
+                                                 "needs its moves)")):
+        f = tmp_path / "s.pgn"
+        f.write_text(text)
+        (err,) = read_file(str(f), fmt="pgn")
+        assert isinstance(err, PositionFormatError) and str(err) == f"{f}:1: {why}", str(err)
+    (err,) = read_games("{only a comment}\n% and an escape line\n", "g.pgn")
+    assert str(err) == "g.pgn: no game found (only comments: no tag and no move)"
+    # with a tag, a game without moves is its start position; without tags, moves make the game
+    assert one_game('[Event "e"]\n*').plies == 0 and one_game("1. b6 *").plies == 1
+
+
+def test_the_cli_refuses_a_pgn_file_with_no_position_in_it(tmp_path, capsys):
+    f = tmp_path / "s.pgn"
+    f.write_bytes(b"vE1Cs}vKS+37")
+    assert run([str(f), "--format", "pgn"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{f}:1: game 1, move 1. vE1Cs: 'vE1Cs' is not a move (expected like c3, a1c3 or 0000)"]
+
+
+# -- the game tree written back (issue 28 item 3) ------------------------------------------------------
+
+def same_text_modulo_whitespace(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
+@pytest.mark.parametrize("path", [LIBATAXX, PYTHON_ATAXX, CUTEATAXX], ids=["libataxx", "python-ataxx", "cuteataxx"])
+def test_a_round_trip_gives_the_same_file_modulo_whitespace(path):
+    text = path.read_text()
+    games = read_games(text, str(path), UAI)
+    assert all(isinstance(g, Game) for g in games)
+    assert same_text_modulo_whitespace(write_games(games), text)
+    assert sum(len(g.comments) + sum(len(n.comments) for n in _nodes(g)) for g in games) == text.count("{")
+    assert sum(len(n.variations) - 1 for g in games for n in _nodes(g) if n.variations) == text.count("(")
+
+
+def _nodes(game: Game) -> list[GameNode]:
+    out, stack = [], [game]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.variations)
+    return out
+
+
+HAND = """[Event "hand \\"made\\""]
+[Black "A"]
+[White "B"]
+[FEN "x5o/7/7/7/7/7/o5x x 0 1"]
+
+{A game with everything} 1. b6 $1 {a clone} (1. a7c5 $2 g7e7 ({opens} 1... b2 $14)) (1. f2 {nested} f6) 1... f6 2. a7c5 $4 (2. zz9 {not played}) 2... g7e7 3. b5 {end} 1-0
+"""
+
+
+def test_a_round_trip_of_a_game_with_nested_variations_comments_and_nags():
+    (game,) = read_games(HAND, "hand.pgn")
+    assert game.moves == ["b6", "f6", "a7c5", "g7e7", "b5"]
+    text = write_game(game)
+    assert same_text_modulo_whitespace(text, HAND) and all(len(line) < 80 for line in text.splitlines())
+    assert write_game(one_game(text)) == text
+    # written otherwise: the same tree (a variation nested in another's first move is an alternative
+    # to that move; a long clone is the clone; a number before a variation's opening comment is the
+    # number of its first move)
+    other = HAND.replace("(1. a7c5 $2 g7e7 ({opens} 1... b2 $14)) (1. f2 {nested} f6)",
+                         "(1. a7c5 $2 (1. f2 {nested} g7f6) g7e7 (1... {opens} a1b2 $14))")
+    assert other != HAND and write_game(one_game(other)) == text
+
+
+def test_a_game_built_by_code_is_written_with_the_export_formats_numbers():
+    game = Game(headers={"Event": "e"}, start=Position.from_fen("startpos"))
+    node = game
+    for text in ("b6", "g7e7", "a7c5"):
+        assert node.position is not None
+        node = node.add_move(node.position.parse_move(text))
+    first = game.variations[0]
+    first.comments.append("a comment")
+    alt = game.add_variation("f2", game.start.push(game.start.parse_move("f2")))
+    alt.nags.append(5)
+    assert write_game(game) == '[Event "e"]\n\n1. b6 {a comment} (1. f2 $5) 1... g7e7 2. a7c5 *\n'
+    back = one_game(write_game(game))
+    assert back.moves == ["b6", "g7e7", "a7c5"] and [n.move for n in back.variations] == ["b6", "f2"]
+
+
+def test_a_visitor_sees_the_pieces_in_the_order_of_the_text():
+    class Log(Visitor):
+        def __init__(self):
+            self.seen = []
+
+        def visit_header(self, key, value, line):
+            self.seen.append(("tag", key))
+
+        def visit_move(self, text, number, line, before=None):
+            self.seen.append(("move", text, number))
+
+        def visit_comment(self, text, line):
+            self.seen.append(("comment", text))
+
+        def visit_nag(self, nag, line):
+            self.seen.append(("nag", nag))
+
+        def begin_variation(self, line):
+            self.seen.append("(")
+
+        def end_variation(self, line):
+            self.seen.append(")")
+
+        def visit_result(self, result, line):
+            self.seen.append(("result", result))
+
+        def end_game(self):
+            return self.seen
+
+    from solver.io.pgn import visit_text
+    text = '[Event "e"]\n1. b6! {c} (1. f2) g7e7 1-0'
+    (seen,) = visit_text(text, Log)
+    want = [("tag", "Event"), ("move", "b6", "1."), ("nag", 1), ("comment", "c"), "(", ("move", "f2", "1."), ")",
+            ("move", "g7e7", ""), ("result", "1-0")]
+    assert seen == want
+    # the same visitor on the tree: the numbers as read, the same order
+    assert one_game(text).accept(Log()) == want

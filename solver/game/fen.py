@@ -18,8 +18,10 @@ at most a few dozen characters of the input (:func:`quote`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from solver.common.work import scanned
 from solver.game.board import MAX_SQUARES, Board
 
 STARTPOS = "x5o/7/7/7/7/7/o5x x 0 1"
@@ -53,6 +55,20 @@ def parse_whole(text: str, what: str, low: int = 0, high: int = MAX_COUNTER) -> 
     if not low <= value <= high:
         raise ValueError(f"{what} must be {span}, not {quote(text)}")
     return value
+
+
+def first_line(text: str, skip: Callable[[str], bool]) -> str | None:
+    """The first line of ``text`` for which ``skip`` is false, looking at no line after it."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        scanned(end - start + 1)
+        line = text[start:end].rstrip("\r")
+        if not skip(line):
+            return line
+        start = end + 1
+    return None
 
 
 class PositionFormatError(ValueError):

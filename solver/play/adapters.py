@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+from collections.abc import Sequence
 
 from solver.game.notation import cs61b_move
 from solver.game.rules import IllegalMoveError, InvalidMoveError, O, Position, X
@@ -54,7 +55,7 @@ _CS61B_ANSWER = re.compile(r"\b(Red|Blue) (?:moves ([a-g][1-7])-([a-g][1-7])|pas
 _CS61B_OVER = re.compile(r"\b(?:(Red|Blue) wins|Draw)\b", re.IGNORECASE)
 _COLON_MOVE = re.compile(r"\s*([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}):?\s*")
 
-History = tuple[Position, tuple[str, ...]]  # a game's start and the moves played from it
+History = tuple[Position, Sequence[str]]  # a game's start and the moves played from it
 
 
 class CannotAskError(EngineError):

@@ -1,20 +1,23 @@
-"""Writing judged games back as PGN: the verdicts of ``verify`` as NAGs and comments.
+"""Writing judged games back as PGN: the verdicts of ``verify`` added as NAGs and comments.
 
-``verify games.pgn --annotate out.pgn`` writes every game it read, with all its tags in their
-order, its start position (the ``[FEN]`` tag as read) and its main line, and after each judged
-move:
+``verify games.pgn --annotate out.pgn`` writes every game it read, whole: its tags in their order,
+its moves, and the comments, NAGs and variations it had (:mod:`solver.io.pgn` keeps the game
+tree), each move with the move number it was written with. After the input's own NAGs and
+comments of each judged move of the main line, it adds:
 
 - a NAG for a move that loses points: ``$2`` an inaccuracy (loses points, keeps the outcome),
-  ``$4`` a blunder (changes the outcome); an optimal or unsettled move gets none;
+  ``$4`` a blunder (changes the outcome); an optimal or unsettled move gets none (nor a NAG the
+  move already has);
 - a comment with what was proved, values from X's side (Black's, the first mover's) as
   everywhere in the project: ``{optimal, +9}``, ``{played +9, best -9 by b2}`` (``by`` only when
   a move that keeps the value was found), ``{unsettled: played -7..-5, best -5..+3}`` (intervals
   where the value is not exact).
 
-Moves that were not judged (outside ``--empty``, another player's under ``--player``) are
-written bare. The input's comments, NAGs and variations are not written (the reader keeps only
-the main line), nor games that could not be read. :mod:`solver.io.pgn` reads the file back to the
-same games: the same tags, start and moves (``tests/test_annotate.py`` checks it).
+Moves that were not judged (outside ``--empty``, another player's under ``--player``, those of
+variations) get nothing added. Games that could not be read are not written. Without the added
+NAGs and comments the file is the input, modulo white space (``tests/test_annotate.py`` checks it
+on the games of libataxx, python-ataxx and cuteataxx); :mod:`solver.io.pgn` reads it back to the
+same games.
 
 The file starts with a PGN escape line (``%``, which PGN readers skip) that says what wrote it;
 that line is how an existing file is recognised as one of ours, which may be replaced.
@@ -24,14 +27,13 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol
 
-from solver.game.rules import CLASSIC, Position, Rules, X
-from solver.io.pgn import Game, looks_like_pgn, move_number, read_games
+from solver.game.rules import CLASSIC, Rules
+from solver.io.pgn import Game, looks_like_pgn, read_games, write_game
 from solver.solve.analysis import Interval
 
 MARK = "% written by ataxx-solve verify --annotate"
 HEAD = MARK + ": $2 inaccuracy, $4 blunder"
 NAGS = {"inaccuracy": "$2", "blunder": "$4"}
-WIDTH = 79  # PGN's export format keeps lines under 80 characters
 
 
 class Judged(Protocol):
@@ -83,49 +85,18 @@ def comment(check: Judged) -> str | None:
     return f"played {played.text()}, best {best.text()}{by}"
 
 
-def _tag(key: str, value: str) -> str:
-    """A tag pair, ``\\`` and ``"`` escaped as the reader unescapes them."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{key} "{escaped}"]'
-
-
-def _wrap(tokens: Iterable[str]) -> list[str]:
-    lines: list[str] = []
-    cur = ""
-    for t in tokens:
-        if cur and len(cur) + 1 + len(t) > WIDTH:
-            lines.append(cur)
-            cur = t
-        else:
-            cur = f"{cur} {t}" if cur else t
-    if cur:
-        lines.append(cur)
-    return lines
-
-
 def game_text(game: Game, checks: dict[str, Judged] | None = None) -> str:
-    """One game as PGN: its tags, a blank line, its moves with the verdicts of ``checks`` (by
-    position name: :func:`position_name`) and its result (``*`` when it had none)."""
+    """One game as PGN (:func:`solver.io.pgn.write_game`): everything it had, and the verdicts of
+    ``checks`` (by position name: :func:`position_name`) on the moves of its main line."""
     checks = checks or {}
-    out = [_tag(k, v) for k, v in game.headers.items()]
-    tokens: list[str] = []  # units kept on one line: a move with its number and NAG; a comment
-    after_note = True  # the move number is written before X's moves, and before O's after a note
-    for k, move in enumerate(game.moves):
-        p: Position = game.positions[k]
-        unit = f"{move_number(p)} {move}" if p.turn == X or after_note else move
-        after_note = False
+    added: dict[int, tuple[list[int], list[str]]] = {}
+    for k, node in enumerate(game.mainline()):
         c = checks.get(position_name(game, k))
-        if c is not None and c.move == move:
-            if c.verdict in NAGS:
-                unit += " " + NAGS[c.verdict]
-            text = comment(c)
-            if text is not None:
-                tokens.append(unit)
-                unit = "{" + text.replace("}", ")") + "}"
-                after_note = True
-        tokens.append(unit)
-    tokens.append(game.result or game.headers.get("Result") or "*")
-    return "\n".join(out + ([""] if out else []) + _wrap(tokens)) + "\n"
+        if c is None or c.move != node.move:
+            continue
+        text = comment(c)
+        added[id(node)] = ([int(NAGS[c.verdict][1:])] if c.verdict in NAGS else [], [] if text is None else [text])
+    return write_game(game, lambda node: added.get(id(node), ([], [])))
 
 
 def annotated_pgn(games: list[tuple[str, Game]], checks: Iterable[Judged]) -> str:
