@@ -88,11 +88,11 @@ class PositionFormatError(ValueError):
 
 # -- reading and writing ------------------------------------------------------------------------------
 
-_FEN_RANK_TOKEN = re.compile(r"[0-9]+|[xXoObBwW.-]|.")
-_FEN_BOARD = re.compile(r"[xXoObBwW.0-9-]+(/[xXoObBwW.0-9-]+)*")
-_FEN_CHARS = re.compile(r"[xXoObBwW.0-9/-]+")
+_RUN = re.compile(r"[0-9]++")       # a run of digits (possessive: it never gives a digit back)
+_FEN_CHARS = frozenset("xXoObBwW.0123456789/-")
 # A piece or a side to move: x and o, or libataxx's b(lack, the first player) and w(hite).
 _SIDE_LETTERS = {"x": "x", "o": "o", "b": "x", "w": "o"}
+_CELL = {"x": "x", "X": "x", "o": "o", "O": "o", "b": "x", "B": "x", "w": "o", "W": "o", "-": "#", ".": "."}
 
 
 def _err(message: str, source: str, line: int | None) -> PositionFormatError:
@@ -115,35 +115,57 @@ def game_moves(tokens: list[str], source: str, line: int | None) -> list[str]:
 
 
 def parse_fen_board(text: str, source: str = "<input>", line: int | None = None) -> tuple[Board, int, int]:
-    """The board part of a FEN: (board, X mask, O mask)."""
-    ranks = text.split("/")
-    rows: list[list[str]] = []
-    for i, rank in enumerate(ranks, 1):
-        if not rank:
-            raise _err(f"FEN rank {i} from the top is empty", source, line)
-        cells: list[str] = []
-        for tok in _FEN_RANK_TOKEN.findall(rank):
-            if "0" <= tok[0] <= "9":
-                if len(tok) > 2 or int(tok) > MAX_SQUARES:
-                    raise _err(f"FEN rank {i} from the top has a run of {quote(tok)} empty squares; boards have "
-                               f"at most {MAX_SQUARES}", source, line)
-                if int(tok) == 0:
-                    raise _err(f"FEN rank {i} from the top has a run of 0 empty squares", source, line)
-                cells.extend("." * int(tok))
-            elif tok == ".":
-                cells.append(".")
-            elif tok in "xXoObBwW-":
-                cells.append(_SIDE_LETTERS[tok.lower()] if tok != "-" else "#")
-            else:
-                raise _err(f"FEN rank {i} from the top has an unknown character {tok!r}", source, line)
-        rows.append(cells)
-    width = len(rows[0])
-    for i, cells in enumerate(rows[1:], 2):
-        if len(cells) != width:
-            longer = "too long" if len(cells) > width else "too short"
-            raise _err(f"FEN rank {i} from the top is {longer}: {len(cells)} squares where the top rank has {width}",
-                       source, line)
-    return board_from_rows(rows, source, line)
+    """The board part of a FEN: (board, X mask, O mask).
+
+    One pass over the text: each rank's width is counted as a number, and the squares are kept
+    only while there are at most :data:`MAX_SQUARES` of them, so a long board costs no list per
+    rank and no expansion of its digit runs (a rank ``7`` repeated 8,000 times built 56,000
+    squares, and ``x/`` repeated 2,000 times 2,000 lists, before the size was checked)."""
+    scanned(len(text))
+    widths: list[int] = []   # the squares of each rank, top first
+    cells: list[str] = []    # the squares, top rank first, while there are at most MAX_SQUARES
+    width = 0
+    i, n = 0, len(text)
+    while True:
+        if i == n or text[i] == "/":
+            if width == 0:
+                raise _err(f"FEN board has an empty rank (rank {len(widths) + 1} from the top)", source, line)
+            widths.append(width)
+            width = 0
+            if i == n:
+                break
+            i += 1
+            continue
+        ch = text[i]
+        if "0" <= ch <= "9":
+            m = _RUN.match(text, i)
+            assert m is not None
+            tok, i = m.group(), m.end()
+            if len(tok) > 2 or int(tok) > MAX_SQUARES:
+                raise _err(f"FEN rank {len(widths) + 1} from the top has a run of {quote(tok)} empty squares; boards "
+                           f"have at most {MAX_SQUARES}", source, line)
+            count = int(tok)
+            if count == 0:
+                raise _err(f"FEN rank {len(widths) + 1} from the top has a run of 0 empty squares", source, line)
+            cell = "."
+        else:
+            cell = _CELL.get(ch, "")
+            if not cell:
+                raise _err(f"FEN board has an unknown character {ch!r}", source, line)
+            count = 1
+            i += 1
+        width += count
+        if len(cells) <= MAX_SQUARES:
+            cells.extend(cell * count)
+    top = widths[0]
+    for k, w in enumerate(widths[1:], 2):
+        if w != top:
+            longer = "too long" if w > top else "too short"
+            raise _err(f"FEN rank {k} from the top is {longer}: {w} squares where the top rank has {top}", source, line)
+    R, C = len(widths), top
+    if R * C > MAX_SQUARES:
+        raise _err(f"the board is {R} x {C} = {R * C} squares; at most {MAX_SQUARES} are supported", source, line)
+    return board_from_rows([cells[k * C:(k + 1) * C] for k in range(R)], source, line)
 
 
 def board_from_rows(rows: list[list[str]], source: str, line: int | None) -> tuple[Board, int, int]:
@@ -182,7 +204,10 @@ class FenFields:
 
 
 def read_fen(text: str, source: str = "<input>", line: int | None = None) -> FenFields:
-    """The fields of a FEN line (``startpos`` is :data:`STARTPOS`); raises :class:`PositionFormatError`."""
+    """The fields of a FEN line (``startpos`` is :data:`STARTPOS`); raises :class:`PositionFormatError`.
+    One pass to split the line, one over the board (:func:`parse_fen_board`), and a bounded look
+    at each other field."""
+    scanned(len(text))
     toks = text.split()
     if not toks:
         raise _err("empty FEN", source, line)
@@ -191,17 +216,11 @@ def read_fen(text: str, source: str = "<input>", line: int | None = None) -> Fen
             raise _err(f"unexpected {quote(toks[1])} after startpos (only 'moves ...' may follow)", source, line)
         toks = STARTPOS.split() + toks[1:]
     moves = None
-    lowered = [t.lower() for t in toks]
-    if "moves" in lowered:
-        at = lowered.index("moves")
+    at = next((k for k, t in enumerate(toks) if len(t) == 5 and t.lower() == "moves"), None)
+    if at is not None:
         toks, moves = toks[:at], game_moves(toks[at + 1:], source, line)
         if not toks:
             raise _err("'moves' with no position before it", source, line)
-    if not _FEN_BOARD.fullmatch(toks[0]):
-        bad = next((ch for ch in toks[0] if ch not in "xXoObBwW.0123456789-/"), None)
-        if bad is not None:
-            raise _err(f"FEN board has an unknown character {bad!r}", source, line)
-        raise _err(f"FEN board {quote(toks[0])} has an empty rank", source, line)
     board, x, o = parse_fen_board(toks[0], source, line)
     side, counter, fullmove = None, 0, 1
     if len(toks) > 1:
@@ -240,13 +259,16 @@ def write_fen_board(board: Board, x: int, o: int) -> str:
 
 def looks_like_fen(text: str) -> bool:
     """A line that reads as a FEN rather than a grid row (used to detect the format)."""
-    toks = text.split()
+    scanned(len(text))
+    toks = text.split(None, 3)
     if not toks:
         return False
     if toks[0].lower() == "startpos":
         return True
-    if not _FEN_CHARS.fullmatch(toks[0]):
+    board = toks[0]
+    scanned(2 * len(board))
+    if not _FEN_CHARS.issuperset(board):
         return False
-    if "/" in toks[0] or any(ch.isdigit() for ch in toks[0]):
+    if "/" in board or any("0" <= ch <= "9" for ch in board):
         return True
     return len(toks) >= 3 and toks[1].lower() in _SIDE_LETTERS and toks[2].isascii() and toks[2].isdigit()

@@ -34,7 +34,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from solver.game.fen import PositionFormatError, looks_like_fen, quote, whole_field
+from solver.common.work import scanned
+from solver.game.fen import PositionFormatError, first_line, looks_like_fen, quote, whole_field
 from solver.game.notation import signed
 from solver.game.rules import (
     CLASSIC,
@@ -51,8 +52,8 @@ EPD_OPCODES = frozenset({"acn", "acs", "am", "bm", "ce", "dm", "draw_accept", "d
                          "draw_reject", "eco", "fmvn", "hmvc", "id", "nic", "noop", "pm", "pv", "rc", "resign",
                          "sm", "tcgs", "tcri", "tcsi"} | {f"c{k}" for k in range(10)} | {f"v{k}" for k in range(10)})
 # The layout epd_lines writes: how a file of ours is told from someone else's suite.
-_OURS = re.compile(r'[^ ]+ [xo]( (bm [^;"]+; )?ce -?[0-9]+;( c1 "optimal moves not known";)?'
-                   r'| c0 "interval -?[0-9]+\.\.-?[0-9]+";)?( hmvc [0-9]+;)? id "[^"]*";')
+_OURS = re.compile(r'[^ ]++ [xo]( (bm [^;"]++; )?ce -?[0-9]++;( c1 "optimal moves not known";)?'
+                   r'| c0 "interval -?[0-9]++\.\.-?[0-9]++";)?( hmvc [0-9]++;)? id "[^"]*+";')  # (possessive)
 
 
 @dataclass
@@ -121,15 +122,16 @@ def parse_ops(text: str, source: str = "<input>", line: int | None = None) -> di
 def looks_like_epd(text: str) -> bool:
     """True when the first line that is not blank (nor a ``;`` comment) is a FEN's board and side
     followed by an operation (an opcode of the standard, :data:`EPD_OPCODES`, then a ``;``
-    somewhere after it): how an EPD file is told from a file of FEN lines."""
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith(";"):
-            continue
-        fields, ops = _split_fields(line.strip())
-        m = _OPCODE.match(ops)
-        return (len(fields) >= 2 and looks_like_fen(" ".join(fields)) and m is not None
-                and m.group() in EPD_OPCODES and ";" in ops)
-    return False
+    somewhere after it): how an EPD file is told from a file of FEN lines. Looks at no line past
+    that one."""
+    line = first_line(text, lambda t: not t.strip() or t.lstrip().startswith(";"))
+    if line is None:
+        return False
+    scanned(4 * len(line))
+    fields, ops = _split_fields(line.strip())
+    m = _OPCODE.match(ops)
+    return (len(fields) >= 2 and looks_like_fen(" ".join(fields)) and m is not None
+            and m.group() in EPD_OPCODES and ";" in ops)
 
 
 def _one(ops: dict[str, list[str]], opcode: str, source: str, line: int) -> str | None:
@@ -142,6 +144,7 @@ def _one(ops: dict[str, list[str]], opcode: str, source: str, line: int) -> str 
 
 def parse_epd_line(text: str, line: int = 1, source: str = "<input>", rules: Rules = CLASSIC) -> EpdLine:
     """One EPD line; raises :class:`PositionFormatError` naming ``source`` and ``line``."""
+    scanned(4 * len(text))
     fields, rest = _split_fields(text.strip())
     if len(fields) < 2:
         raise PositionFormatError("EPD: a line starts with a board and a side to move", source, line)
@@ -171,7 +174,9 @@ def read_epd_lines(text: str, source: str = "<input>", rules: Rules = CLASSIC) -
     """Every line of an EPD text: :class:`EpdLine` objects, or :class:`PositionFormatError` for the
     lines that could not be read. Blank lines and ``;`` comment lines are skipped."""
     out: list = []
+    scanned(len(text))
     for n, raw in enumerate(text.split("\n"), 1):
+        scanned(2 * len(raw) + 1)
         line = raw.rstrip("\r")
         if not line.strip() or line.lstrip().startswith(";"):
             continue

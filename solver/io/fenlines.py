@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import engine
+from solver.common.work import scanned
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, Rules
 from solver.io.epd import looks_like_epd
@@ -95,8 +96,10 @@ def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenL
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    scanned(3 * len(data))  # (the null byte, the decoding, isascii)
     if looks_like_pgn(text) or looks_like_epd(text) or not text.isascii():
         return None  # (offsets in bytes are offsets in the text only for ASCII)
+    scanned(2 * len(data))  # (the kernel's one pass, and the lines' offsets and kinds after it)
     kind, starts, ends, shape, bits, fields, boards = engine.fenscan.scan(np.frombuffer(data, np.uint8))
     blank = kind == engine.fenscan.BLANK
     if blank.all():
@@ -106,6 +109,7 @@ def read_fen_lines(path: str, fmt: str = "auto", rules: Rules = CLASSIC) -> FenL
         return None
     other = np.flatnonzero(kind == engine.fenscan.OTHER)
     other_texts = [text[starts[j]:ends[j]].rstrip("\r") for j in other]
+    scanned(sum(2 * len(t) for t in other_texts))
     if any(not t.strip() or is_header_or_comment(t) for t in other_texts):
         return None
     plain = np.flatnonzero(kind == engine.fenscan.PLAIN)

@@ -152,13 +152,14 @@ def write_fen(position: Position) -> str:
 
 # -- grids ----------------------------------------------------------------------------------------
 
-_FRAME_LINE = re.compile(r"\s*[+\-][+\- ]*")
+_FRAME_LINE = re.compile(r"\s*+[+\-][+\- ]*+")  # (possessive: no backtracking)
 _GRID_CELLS = {"x": "x", "X": "x", "o": "o", "O": "o", "#": "#", ".": ".", " ": "."}
 
 
 def _left_label(text: str) -> tuple[str, str] | None:
     """(digits, rest) of a row that starts with a rank label (``3 x..o``), else None: what
     ``\\s*([0-9]+) ?(.*)`` matched, without a regular expression."""
+    scanned(2 * len(text))
     body = text.lstrip()
     end = 0
     while end < len(body) and "0" <= body[end] <= "9":
@@ -172,6 +173,7 @@ def _left_label(text: str) -> tuple[str, str] | None:
 def _right_label(text: str) -> tuple[str, str] | None:
     """(digits, rest) of a row that ends with a rank label (``x..o 3``), else None: what
     ``(.*?) ?([0-9]+)\\s*`` matched (that expression took quadratic time on long digit runs)."""
+    scanned(2 * len(text))
     body = text.rstrip()
     start = len(body)
     while start > 0 and "0" <= body[start - 1] <= "9":
@@ -184,6 +186,7 @@ def _right_label(text: str) -> tuple[str, str] | None:
 
 def _inside_bars(text: str) -> str | None:
     """The part of a row between its outer ``|`` bars (``|x..o|``), else None."""
+    scanned(2 * len(text))
     body = text.strip()
     if len(body) >= 2 and body[0] == "|" and body[-1] == "|":
         return body[1:-1]
@@ -191,6 +194,7 @@ def _inside_bars(text: str) -> str | None:
 
 
 def _is_file_header(text: str) -> bool:
+    scanned(len(text))
     letters = text.replace(" ", "")
     if not letters or len(letters) > 3 * MAX_SQUARES or not letters.isalpha() or letters[0] != "a":
         return False
@@ -204,6 +208,7 @@ def _is_file_header(text: str) -> bool:
 def _strip_outer(lines: list[tuple[int, str]], source: str) -> list[tuple[int, str]]:
     """Drop frame lines (+---+) and file headers (abcde) above and below the rows."""
     def removable(text: str) -> bool:
+        scanned(2 * len(text))
         return bool(_FRAME_LINE.fullmatch(text)) or _is_file_header(text.strip())
 
     first, last = 0, len(lines)
@@ -213,6 +218,7 @@ def _strip_outer(lines: list[tuple[int, str]], source: str) -> list[tuple[int, s
         last -= 1
     lines = lines[first:last]
     for n, text in lines:
+        scanned(len(text))
         if _FRAME_LINE.fullmatch(text):
             raise PositionFormatError("a frame line inside the grid", source, n)
     return lines
@@ -259,6 +265,7 @@ def parse_grid(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[B
                 raise PositionFormatError("inconsistent frame: '|' on one side of the row only", source, n)
     cells = []
     for n, t in rows:
+        scanned(len(t))
         row = []
         for col, ch in enumerate(t, 1):
             if ch not in _GRID_CELLS:
@@ -287,6 +294,7 @@ def parse_colon(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
     """(board, X, O) from colon-grid lines like ``1:0:0:2:``."""
     cells = []
     for n, text in lines:
+        scanned(3 * len(text))
         fields = text.strip().split(":")
         if fields and fields[-1] == "":
             fields = fields[:-1]
@@ -316,6 +324,7 @@ def parse_cs61b(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
     body = [(n, t) for n, t in lines[1:-1] if not _is_file_header(t.strip())]
     if not body:
         raise PositionFormatError("a CS 61B board dump with no rows", source, first)
+    scanned(sum(2 * len(t) for _, t in body))
     rows = [(n, t.split()) for n, t in body]
     labelled = [bool(toks) and toks[0].isascii() and toks[0].isdigit() for _, toks in rows]
     if any(labelled):
@@ -379,6 +388,7 @@ _HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 def _header(line: str) -> tuple[str, str] | None:
     """(key, value) of a ``key: value`` line, else None. Written out rather than as one regular
     expression: ``\\s*(KEY)\\s*:\\s*(.*?)\\s*`` took quadratic time on long runs of spaces."""
+    scanned(3 * len(line))
     key, colon, value = line.partition(":")
     key = key.strip()
     if not colon or not _HEADER_KEY.fullmatch(key):
@@ -390,14 +400,17 @@ def detect_format(lines: list[str]) -> str:
     """'fen', 'cs61b' (a block framed by ``===`` lines), 'colon' or 'grid'."""
     if len(lines) == 1 and looks_like_fen(lines[0]):
         return "fen"
+    scanned(len(lines[0]) if lines else 0)
     if lines and lines[0].strip() == "===":
         return "cs61b"
+    scanned(sum(len(t) for t in lines))
     if all(":" in t for t in lines):
         return "colon"
     return "grid"
 
 
 def _parse_expect(text: str, source: str, line: int) -> dict:
+    scanned(2 * len(text))
     out = {}
     for item in text.split():
         key, eq, value = item.partition("=")
@@ -464,11 +477,14 @@ def _build_entry(pos_lines: list[tuple[int, str]], headers: dict, source: str, f
                  headers.get("player"), header_lines.get("moves", first))
 
 
-def _is_blank_grid_row(line: str, block: list[tuple[int, str]], lines: list[str], n: int) -> bool:
+def _is_blank_grid_row(line: str, block: list[tuple[int, str]], block_is_fen: bool, lines: list[str], n: int) -> bool:
     """A line of spaces inside a grid (an all-empty row) rather than a blank separator: it has
-    the width of the grid row above it and a non-blank line follows."""
-    if not line or not block or len(block[-1][1]) != len(line) or looks_like_fen(block[0][1]):
+    the width of the grid row above it and a non-blank line follows (``block_is_fen``: the block's
+    first line reads as a FEN, decided once per block: deciding it again for each line of spaces
+    took time quadratic in the input)."""
+    if not line or not block or len(block[-1][1]) != len(line) or block_is_fen:
         return False
+    scanned(len(lines[n]) if n < len(lines) else 0)
     return n < len(lines) and bool(lines[n].strip()) and _header(lines[n].rstrip("\r")) is None
 
 
@@ -558,15 +574,18 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
                 out.append(broken)
             headers, header_lines, block, broken = {}, {}, [], None
 
+    scanned(len(text))
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    block_is_fen = False  # whether the first line of ``block`` reads as a FEN
     for n, raw in enumerate(lines, 1):
+        scanned(3 * len(raw) + 1)
         line = raw.rstrip("\r")
         if line.lstrip().startswith(";"):
             continue
         if not line.strip():
-            if _is_blank_grid_row(line, block, lines, n):
+            if _is_blank_grid_row(line, block, block_is_fen, lines, n):
                 block.append((n, line))
                 continue
             flush()
@@ -593,6 +612,8 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
                 headers[key] = header[1]
                 header_lines[key] = n
             continue
+        if not block:
+            block_is_fen = looks_like_fen(line)
         block.append((n, line))
     flush()
     if headers or broken:

@@ -351,11 +351,10 @@ def _tag_line(text: str, i: int, end: int) -> tuple[str, str] | None:
     if j >= end or text[j] != '"':
         return None
     j += 1
-    parts = []
+    start = j
     while True:
         m = _TAG_CHUNK.match(text, j, end)
         if m is not None:
-            parts.append(m.group())
             j = m.end()
         if j >= end:
             return None
@@ -363,14 +362,14 @@ def _tag_line(text: str, i: int, end: int) -> tuple[str, str] | None:
             break
         if j + 1 >= end:  # a backslash at the end of the line
             return None
-        parts.append(text[j:j + 2])  # an escape, undone by _unescape
-        j += 2
+        j += 2  # an escape, undone by _unescape
+    value = text[start:j]
     j = spaces(j + 1)
     if j >= end or text[j] != "]":
         return None
     if spaces(j + 1) != end:
         return None
-    return key, _unescape("".join(parts))
+    return key, _unescape(value)
 
 
 def visit_text(text: str, visitor_for: Callable[[], Visitor]) -> Iterator[object]:
