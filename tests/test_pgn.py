@@ -570,3 +570,23 @@ def test_a_visitor_sees_the_pieces_in_the_order_of_the_text():
     assert seen == want
     # the same visitor on the tree: the numbers as read, the same order
     assert one_game(text).accept(Log()) == want
+
+
+def test_the_7x7_start_is_not_solved_without_a_limit_unless_asked_for(tmp_path, capsys):
+    # a game with tags and no moves (or a file that says startpos) is the 7 x 7 start: solve refuses to
+    # search it without a limit, in one line and status 2, and searches it within one
+    f = tmp_path / "e.pgn"
+    f.write_text('[Event "e"]\n*\n')
+    assert run([str(f)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"{f}:1: the standard start of a 7 x 7 board is not solved without a limit (no machine finishes it): give "
+        "--timeout SECONDS, --max-states N or --nodes N, or --no-limit to search anyway"]
+    assert run([str(f), "--solver", "reference", "--max-states", "50"]) == 1
+    assert "stopped:" in capsys.readouterr().err
+    g = tmp_path / "p.txt"
+    g.write_text("x5o/7/2-1-2/7/2-1-2/7/o5x o 0 1\n")  # with blocks, O to move: a 7 x 7 start too
+    assert run([str(g), "--solver", "reference"]) == 2
+    assert f"{g}:1: the standard start of a 7 x 7 board is not solved without a limit" in capsys.readouterr().err
+    g.write_text("x3o/5/5/5/o3x x 0 1\n")  # the 5 x 5 start is searched (the notice says how to stop it)
+    assert run([str(g), "--solver", "reference", "--max-states", "50"]) == 1
+    assert "standard start" not in capsys.readouterr().err

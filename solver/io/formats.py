@@ -65,7 +65,7 @@ HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves",
 EXPECT_KEYS = ("x", "o", "value", "orthodox")
 # Names from solver.game.fen that this module offers too (they were defined here before).
 __all__ = ["FORMATS", "MAX_COUNTER", "MAX_GAME_MOVES", "STARTPOS", "Entry", "PositionFormatError", "detect_format",
-           "game_entries", "read_pgn", "read_epd",
+           "game_entries", "is_large_start", "read_pgn", "read_epd",
            "grid_rows", "looks_like_fen", "parse_colon", "parse_cs61b", "parse_fen", "parse_grid", "parse_position", "parse_whole",
            "is_header_or_comment", "printable", "quote", "read_file", "read_line", "read_positions", "read_text", "write_colon", "write_fen",
            "write_fen_board", "write_grid"]
@@ -505,6 +505,21 @@ def game_entries(game: Game, pick: Pick | None = None, source: str = "<input>") 
                          move=moves[k] if k < len(moves) else None, player=player,
                          history=(game.start, MovesBefore(moves, k))))
     return out
+
+
+LARGE_START = 49  # squares: the standard start of a 7 x 7 board, or of a larger one
+
+
+def is_large_start(position: Position) -> bool:
+    """Whether ``position`` is the standard start (X and O on their corners, as
+    :meth:`Position.start` places them; blocks or not, either side to move) of a board of
+    :data:`LARGE_START` squares or more: a search no machine finishes, which ``ataxx-solve``
+    refuses to start without a limit unless asked to (issue 30 item 2)."""
+    board = position.board
+    if board.size < LARGE_START:
+        return False
+    start = Position.start(board.rows, board.cols)
+    return (position.x, position.o) == (start.x, start.o)
 
 
 def read_pgn(text: str, source: str = "<input>", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:

@@ -43,6 +43,7 @@ from solver.io.formats import (
     FORMATS,
     Entry,
     PositionFormatError,
+    is_large_start,
     read_file,
     read_text,
 )
@@ -77,6 +78,9 @@ def add_solve(commands: Commands) -> Parser:
                    help="--value by Chen's convention: repetitions cut to 0, zugzwangs kept (says what it cut)")
     p.add_argument("--thermograph", metavar="FILE",
                    help="write the thermograph of the board's game value as SVG (implies --value)")
+    p.add_argument("--no-limit", action="store_true",
+                   help="search the standard start of a 7 x 7 (or larger) board even without --timeout, --max-states "
+                        "or --nodes (refused without one of them: no machine finishes it)")
     p.add_argument("--outcome-only", action="store_true",
                    help="stop once the outcome (win, loss or draw) is proved, without the margin or the line")
     add_solver_options(p)
@@ -148,10 +152,19 @@ def solve_command(args: argparse.Namespace) -> int:
     solver = Solver(rules, args.solver, limits_of(args),
                     progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
-    unbounded_said = args.timeout is not None or args.max_states is not None or args.nodes is not None
+    limited = args.timeout is not None or args.max_states is not None or args.nodes is not None
+    unbounded_said = limited
     for item in items:
         if isinstance(item, PositionFormatError):
             emit_error(item, args.json)
+            status = max(status, EXIT_INPUT)
+            continue
+        if is_large_start(item.position) and not limited and not args.no_limit:
+            board = item.position.board
+            emit_error(PositionFormatError(
+                f"the standard start of a {board.rows} x {board.cols} board is not solved without a limit (no "
+                "machine finishes it): give --timeout SECONDS, --max-states N or --nodes N, or --no-limit to "
+                "search anyway", item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
         sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
