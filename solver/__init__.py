@@ -66,7 +66,7 @@ from solver.solve.report import (
     report_json,
     report_text,
 )
-from solver.solve.solver import ALGORITHMS, Solver
+from solver.solve.solver import ALGORITHMS, ConflictError, Solver
 from solver.tables.probe import MissingTableError, Tablebase
 
 
@@ -76,7 +76,7 @@ def solve(what: Entry | Position | str, algorithm: str = "auto", limits: Limits 
 
 
 __all__ = [
-    "ALGORITHMS", "Analyzer", "Board", "BoardResult", "Bounds", "CLASSIC", "CS61B", "Entry", "Evaluation",
+    "ALGORITHMS", "Analyzer", "Board", "BoardResult", "Bounds", "CLASSIC", "CS61B", "ConflictError", "Entry", "Evaluation",
     "GameValue", "IllegalMoveError", "Interval", "InvalidMoveError", "JUMP3", "LimitError", "Limits", "MemoryLimitError",
     "MissingTableError", "Move", "MoveInfo", "NoValue", "O", "Oracle", "PASS", "Position", "PositionFormatError", "Progress",
     "RULE_SETS", "Report", "Rules", "Side", "SideResult", "Solver", "StateLimitError", "Summary", "Tablebase",

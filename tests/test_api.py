@@ -11,7 +11,7 @@ import pytest
 
 import solver
 from helpers import random_positions
-from solver import Limits, Position, Solver, parse_position
+from solver import PASS, ConflictError, Entry, Limits, Move, Position, Solver, parse_position
 from solver.tables import checks as tablechecks
 from solver.oracles.exact import analysis_by_tests
 from solver.solve.analysis import Analyzer
@@ -109,6 +109,36 @@ def test_a_position_or_an_entry_is_solved_for_its_side_to_move():
     assert [s.side for s in Solver().solve(p).sides] == [X]
     entry = parse_position("to-move: o\nx...o")
     assert Solver().solve(entry).side(O).evaluation.value == 3
+
+
+def test_a_move_prints_as_its_notation_and_a_position_as_its_board():
+    p = Position.start(7, 7)
+    moves = p.legal_moves()
+    assert [str(m) for m in moves[:3]] == ["a6", "a7a5", "a7b5"]
+    assert str(p.parse_move("g1e3")) == "g1e3" and str(PASS) == "0000"
+    assert p.parse_move("a6") == Move(-1, 35) and str(Move(-1, 35, p.board)) == "a6"
+    assert repr(Move(-1, 35)) == str(Move(-1, 35)) == "Move(frm=-1, to=35)"  # a bare move: no board, no name
+    report = Solver().solve("x...o")
+    res = report.sides[0]
+    assert str(res.best_move) == "b1" and [str(m) for m in res.line.moves] == res.line.names()
+    assert str(Position.from_fen("x3o/5 o")) == "  abcde\n2 x...o 2\n1 ..... 1\n  abcde\nO to move"
+    assert str(Position.from_fen("x3o o 7", rules=UAI)).endswith("O to move; rules: uai, counter 7")
+
+
+def test_an_argument_that_contradicts_the_entry_is_an_error_naming_both():
+    entry = parse_position("rules: cs61b\nx...o\n")
+    with pytest.raises(ConflictError, match="under the cs61b rules, the Solver's are uai"):
+        Solver(rules="uai").solve(entry)
+    with pytest.raises(ConflictError, match="cs61b rules, the Solver's are classic"):
+        Solver(rules="classic").solve("rules: cs61b\nx...o\n")  # a header against the Solver's rules
+    assert Solver().solve(entry).sides[0].position.rules.name == "cs61b"  # no rules given: the entry's own
+    assert Solver(rules="cs61b").solve(entry).exact
+    p = Position.from_fen("x3o o")
+    with pytest.raises(ConflictError, match="X to move asked, but the position has O to move"):
+        Solver().solve(p, sides=(X,))
+    with pytest.raises(ConflictError, match=r"game.pgn:3\) has O to move"):
+        Solver().solve(Entry(p, (O,), "game.pgn", 3), sides=(X, O))
+    assert [s.side for s in Solver().solve(parse_position("x...o"), sides=(O,)).sides] == [O]  # a board: either
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from solver.game.board import Board, popcount, squares_of
+from solver.game.board import Board, file_name, popcount, squares_of
 from solver.game.fen import quote, read_fen, write_fen_board
 
 
@@ -136,15 +136,43 @@ def parse_rules(name: str) -> Rules:
 
 # -- moves ----------------------------------------------------------------------------------------
 
-class Move(NamedTuple):
-    """A move: ``frm`` is -1 for a clone, ``to`` is -1 for a pass.
-
-    Moves are squares of a particular board; :meth:`Position.move_name` and
-    :meth:`Position.parse_move` turn them into text and back.
-    """
-
+class _Squares(NamedTuple):
     frm: int
     to: int
+
+
+class Move(_Squares):
+    """A move: ``frm`` is -1 for a clone, ``to`` is -1 for a pass.
+
+    Moves are squares of a particular board. A move made by a position (:meth:`Position.legal_moves`,
+    :meth:`Position.parse_move`, the moves of a report) knows that board and prints as its notation;
+    a move built by hand prints so when given the board (``Move(-1, 35, board)``); moves compare
+    by their squares alone:
+
+    >>> p = Position.start(7, 7)
+    >>> str(p.parse_move("a6")), str(p.parse_move("a7c5")), str(PASS)
+    ('a6', 'a7c5', '0000')
+    >>> p.parse_move("a6") == Move(-1, 35)
+    True
+    """
+
+    board: Board | None = None  # the board whose squares these are, when known
+
+    def __new__(cls, frm: int, to: int, board: Board | None = None) -> Move:
+        self = tuple.__new__(cls, (frm, to))
+        if board is not None:
+            self.board = board
+        return self
+
+    def __str__(self) -> str:
+        """The move's notation (``a6``, ``a7c5``, ``0000``); without a board, its squares."""
+        if self.is_pass:
+            return "0000"
+        return move_name(self.board, self) if self.board is not None else repr(self)
+
+    def on(self, board: Board) -> Move:
+        """The same move, knowing its board (so that it prints as notation)."""
+        return self if self.board is board else Move(self.frm, self.to, board)
 
     @property
     def is_pass(self) -> bool:
@@ -196,13 +224,40 @@ def parse_move_text(board: Board, text: str) -> tuple[Move, int | None]:
     except ValueError as exc:
         raise InvalidMoveError(f"{text!r}: {exc}") from None
     if second is None:
-        return Move(-1, first), None
+        return Move(-1, first, board), None
     if board.distance(first, second) == 1:
-        return Move(-1, second), first
-    return Move(first, second), None
+        return Move(-1, second, board), first
+    return Move(first, second, board), None
 
 
 # -- positions ------------------------------------------------------------------------------------
+
+def grid_rows(board: Board, x: int, o: int, pieces: str = "xo") -> list[str]:
+    """The rows of a plain grid (``x``, ``o``, ``#`` a block, ``.`` empty), top row first
+    (``pieces``: the letters of X's and O's pieces)."""
+    out = []
+    for rank in range(board.rows - 1, -1, -1):
+        row = ""
+        for f in range(board.cols):
+            sq = board.square(f, rank)
+            row += pieces[0] if x >> sq & 1 else pieces[1] if o >> sq & 1 else "#" if board.is_block(sq) else "."
+        out.append(row)
+    return out
+
+
+def grid_text(board: Board, x: int, o: int, coordinates: bool = False, pieces: str = "xo") -> str:
+    """A plain grid, or with rank labels and a file header (the grid format reads both back with
+    the default ``pieces``)."""
+    rows = grid_rows(board, x, o, pieces)
+    if not coordinates:
+        return "\n".join(rows)
+    width = len(str(board.rows))
+    header = " " * (width + 1) + "".join(file_name(f)[-1] for f in range(board.cols))
+    if board.cols > 26:
+        header = ""  # two-letter files do not fit one character per column
+    body = [f"{rank:>{width}} {row} {rank}" for rank, row in zip(range(board.rows, 0, -1), rows)]
+    return "\n".join(([header] if header else []) + body + ([header] if header else []))
+
 
 _UNKNOWN = object()
 
@@ -264,6 +319,26 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_fen({self.fen()!r}, rules={self.rules.name!r})"
 
+    def __str__(self) -> str:
+        """The board as a grid with coordinates, then the side to move (and the rules and the counter
+        when they are not the classic rules'): what ``print(position)`` shows.
+
+        >>> print(Position.from_fen("x3o/5 o"))
+          abcde
+        2 x...o 2
+        1 ..... 1
+          abcde
+        O to move
+        """
+        rules = "" if self.rules == CLASSIC else f"; rules: {self.rules.name}" + (
+            f", counter {self.counter}" if self.rules.counter else "")
+        return f"{self.grid(coordinates=True)}\n{side_name(self.turn)} to move{rules}"
+
+    def grid(self, coordinates: bool = False, pieces: str = "xo") -> str:
+        """The board as a plain grid, or with rank labels and a file header (:func:`grid_text`;
+        ``pieces``: the letters of X's and O's pieces, ``rb`` for CS 61B's red and blue)."""
+        return grid_text(self.board, self.x, self.o, coordinates, pieces)
+
     @classmethod
     def from_fen(cls, fen: str, rules: str | Rules = CLASSIC, source: str = "<input>",
                  line: int | None = None) -> "Position":
@@ -312,8 +387,8 @@ class Position:
         moves = []
         for dest in squares_of(self.empty):
             if neighbours[dest] & own:
-                moves.append(Move(-1, dest))
-            moves.extend(Move(p, dest) for p in squares_of(jumps[dest] & own))
+                moves.append(Move(-1, dest, board))
+            moves.extend(Move(p, dest, board) for p in squares_of(jumps[dest] & own))
         moves.sort(key=lambda m: move_order_key(board, m))
         return moves
 

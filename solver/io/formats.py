@@ -56,7 +56,7 @@ from solver.game.fen import (
     whole_field,
     write_fen_board,
 )
-from solver.game.rules import CLASSIC, O, Position, Rules, Side, X, parse_rules
+from solver.game.rules import CLASSIC, O, Position, Rules, Side, X, grid_rows, parse_rules
 from solver.io.epd import looks_like_epd, read_epd_lines
 from solver.io.pgn import Game, Pick, looks_like_pgn, player_name, read_games
 
@@ -349,30 +349,11 @@ def parse_cs61b(lines: list[tuple[int, str]], source: str = "<input>") -> tuple[
     return _board_of_rows([n for n, _ in rows], cells, source)
 
 
-def grid_rows(board: Board, x: int, o: int, pieces: str = "xo") -> list[str]:
-    """The rows of a plain grid, top row first (``pieces``: the letters of X's and O's pieces)."""
-    out = []
-    for rank in range(board.rows - 1, -1, -1):
-        row = ""
-        for f in range(board.cols):
-            sq = board.square(f, rank)
-            row += pieces[0] if x >> sq & 1 else pieces[1] if o >> sq & 1 else "#" if board.is_block(sq) else "."
-        out.append(row)
-    return out
-
-
 def write_grid(position: Position, coordinates: bool = False, pieces: str = "xo") -> str:
     """A plain grid, or with rank labels and a file header (both read back by :func:`parse_grid`
-    with the default ``pieces``, the letters of X's and O's pieces; ``rb`` for CS 61B's red and blue)."""
-    rows = grid_rows(position.board, position.x, position.o, pieces)
-    if not coordinates:
-        return "\n".join(rows)
-    width = len(str(position.board.rows))
-    header = " " * (width + 1) + "".join(file_name(f)[-1] for f in range(position.board.cols))
-    if position.board.cols > 26:
-        header = ""  # two-letter files do not fit one character per column
-    body = [f"{rank:>{width}} {row} {rank}" for rank, row in zip(range(position.board.rows, 0, -1), rows)]
-    return "\n".join(([header] if header else []) + body + ([header] if header else []))
+    with the default ``pieces``, the letters of X's and O's pieces; ``rb`` for CS 61B's red and blue):
+    :meth:`Position.grid`."""
+    return position.grid(coordinates, pieces)
 
 
 def write_colon(position: Position) -> str:

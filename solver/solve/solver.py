@@ -124,11 +124,22 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
             load_probe_kernel()  # the driver's probe of the tablebases, used when there are some
 
 
+class ConflictError(ValueError):
+    """An argument that contradicts what the position says (its rules, its side to move); the
+    message names both."""
+
+
+def _where(entry: Entry) -> str:
+    return "" if entry.source == "<input>" and entry.line == 1 else f" ({entry.source}:{entry.line})"
+
+
 class Solver:
     """Solves positions: ``Solver(rules, algorithm, limits, progress, tables, orth_depth)``.
 
-    ``rules``: the rule set of positions given as text without a ``rules:`` header (a
-    :class:`~solver.game.rules.Position` carries its own). ``algorithm``: one of
+    ``rules``: the rule set of positions given as text without a ``rules:`` header (default:
+    classic); a :class:`~solver.game.rules.Position` or an entry carries its own, and when
+    ``rules`` is given, one under other rules is an error that names both (:class:`ConflictError`),
+    never a silent choice. ``algorithm``: one of
     :data:`ALGORITHMS`. ``limits``: a :class:`~solver.common.limits.Limits` (states, memory,
     timeout per solve, deadline). ``progress``: called with a :class:`~solver.oracles.oracle.Progress`
     while an engine works (nothing is printed). ``tables``: answer from tablebases.
@@ -139,13 +150,14 @@ class Solver:
     :class:`~solver.oracles.search.TableFileError` for a file it cannot use).
     """
 
-    def __init__(self, rules: Rules | str = CLASSIC, algorithm: str = "auto", limits: Limits | None = None,
+    def __init__(self, rules: Rules | str | None = None, algorithm: str = "auto", limits: Limits | None = None,
                  progress: ProgressCallback | None = None, tables: Tablebase | str | Path | None = None,
                  orth_depth: int | None = None, threads: int | None = None,
                  table_file: str | Path | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})")
-        self.rules = parse_rules(rules) if isinstance(rules, str) else rules
+        self.rules_given = rules is not None  # then an entry under other rules is refused
+        self.rules = CLASSIC if rules is None else parse_rules(rules) if isinstance(rules, str) else rules
         self.algorithm = algorithm
         self.limits = limits or Limits()
         self.progress = progress
@@ -211,6 +223,20 @@ class Solver:
         if self.limits.nodes is not None and isinstance(oracle, SearchOracle):
             oracle.node_limit = oracle.states + (self.limits.state_limit or 0)
 
+    def check_agrees(self, entry: Entry, sides: tuple[Side, ...] | None = None) -> None:
+        """Raise :class:`ConflictError` when ``sides`` leave out the entry's side to move (an entry
+        without one allows either), or when this Solver's rules were given and the entry's differ."""
+        rules = entry.position.rules
+        if self.rules_given and rules.name != self.rules.name:
+            raise ConflictError(f"the position{_where(entry)} is under the {rules.name} rules, the Solver's are "
+                                f"{self.rules.name}: read it under {self.rules.name} (or make the Solver "
+                                f"without rules to solve it under its own)")
+        if sides is not None and not entry.is_board and set(sides) != set(entry.sides):
+            asked = " and ".join(side_name(s) for s in sides) or "no side"
+            raise ConflictError(f"sides: {asked} to move asked, but the position{_where(entry)} has "
+                                f"{side_name(entry.sides[0])} to move: leave out sides, or solve "
+                                f"position.replace(turn=...) (an entry without a side to move allows either)")
+
     # -- solving ------------------------------------------------------------------------------
 
     def solve(self, what: Entry | Position | str, sides: tuple[Side, ...] | None = None, moves: bool = False,
@@ -235,9 +261,13 @@ class Solver:
         cut to 0, zugzwangs kept: the value of the game cut, which says so, never the default).
 
         Never raises for a limit (time, states, memory, Ctrl-C): each side then reports what
-        was proved (its interval, the best move found and why it stopped).
+        was proved (its interval, the best move found and why it stopped). Raises
+        :class:`ConflictError` when an argument contradicts what the position says: ``sides``
+        that leave out its side to move, or this Solver's ``rules`` (when given) against the
+        position's.
         """
         entry = _entry(what, self.rules)
+        self.check_agrees(entry, sides)
         if analyzer is None:
             analyzer = self.analyzer(entry.position)
         report = _solve(entry, analyzer, sides, moves, outcome_only, known)
@@ -388,9 +418,24 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 if isinstance(exc, KeyboardInterrupt):
                     results[0].stopped = results[0].stopped or "interrupt"
         board = BoardResult(stops, proved_outcome_class(a, b2), orth, stopped=why)
+    for res in results:
+        _moves_on_board(res)
     failures = check_expect(entry, results, board)
     return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
                   oracle.unit)
+
+
+def _moves_on_board(res: SideResult) -> None:
+    """Every move of ``res`` knowing its board (engines answer bare squares), so that it prints as notation."""
+    board = res.position.board
+    if res.best_move is not None:
+        res.best_move = res.best_move.on(board)
+    for name in ("optimal_moves", "tied_moves"):
+        moves = getattr(res, name)
+        if moves is not None:
+            setattr(res, name, [m.on(board) for m in moves])
+    if res.line is not None:
+        res.line.moves[:] = [m.on(board) for m in res.line.moves]
 
 
 def check_expect(entry: Entry, sides: list[SideResult], board: BoardResult | None) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -149,7 +150,7 @@ def solve_command(args: argparse.Namespace) -> int:
     solved = 0
     notation = Notation(args.notation)  # one notation in a run: the board, the progress line, the report
     view = ProgressView(notation=notation) if sys.stderr.isatty() else None
-    solver = Solver(rules, args.solver, limits_of(args),
+    solver = Solver(algorithm=args.solver, limits=limits_of(args),
                     progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
     limited = args.timeout is not None or args.max_states is not None or args.nodes is not None
@@ -167,7 +168,8 @@ def solve_command(args: argparse.Namespace) -> int:
                 "search anyway", item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
-        sides = None if args.to_move is None else ((X, O) if args.to_move == "both" else (Side(args.to_move),))
+        if args.to_move is not None:  # --to-move overrides the input's side to move: said, not a conflict
+            item = dataclasses.replace(item, sides=(X, O) if args.to_move == "both" else (Side(args.to_move),))
         try:
             analyzer = solver.analyzer(item.position)
         except (MissingTableError, TableFileError, TableError) as exc:  # (the search reads the tables it probes)
@@ -179,7 +181,7 @@ def solve_command(args: argparse.Namespace) -> int:
             say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
                  "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
         try:
-            report = solver.solve(item, sides, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
+            report = solver.solve(item, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
                                   certify=args.certificate is not None, value=args.value or args.thermograph is not None,
                                   cut_loops=args.cut_loops)
         except (MissingTableError, TableError) as exc:  # a tier missing or found damaged while probing

@@ -150,7 +150,7 @@ def verify_command(args: argparse.Namespace) -> int:
                 f"{count_text(ev.done)} nodes, {count_text(rate)}/s")
 
     view = ProgressView(describe) if sys.stderr.isatty() else None
-    solver = Solver(parse_rules(args.rules), args.solver, limits,
+    solver = Solver(algorithm=args.solver, limits=limits,
                     progress=view, tables=tables)
     verifier = Verifier(solver)
 
