@@ -489,3 +489,22 @@ def test_the_certificate_reader_reads_within_its_limits(tmp_path_factory, data):
 def _report_counts():
     yield
     print(f"\nfuzz inputs tried: {dict(TRIED)}, {sum(TRIED.values())} in all")
+
+
+def test_the_choices_of_a_long_game_record_hold_no_copy_of_its_moves_each():
+    """verify's choices along a game record (a moves: line) held each a copy of the moves before
+    it: memory quadratic in the record (a 40 KB line of 8,000 moves took 260 MB at the peak; the
+    10,000 moves a record may have, about 6.5 GB). Each now holds a view of the one list."""
+    from solver.play.verify import choices_from_file
+    for n in (500, 2000):
+        text = "startpos moves b6 g7f6 " + "b6b4 f6f4 b4b6 f4f6 " * n + "\n"
+        items = read_positions(text, "g.txt")
+        tracemalloc.start()
+        try:
+            choices, errors = choices_from_file(items, ask=False)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert not errors and len(choices) == 4 * n + 2
+        assert list(choices[-1].history[1]) == text.split()[2:-1]
+        assert peak <= BYTES_PER_CHAR * len(text) + BASE_BYTES, (n, peak)

@@ -34,7 +34,7 @@ from solver.game.rules import (
     X,
     side_name,
 )
-from solver.io.formats import Entry, PositionFormatError, printable, write_fen
+from solver.io.formats import Entry, MovesBefore, PositionFormatError, printable, write_fen
 from solver.play.adapters import History
 from solver.play.uai_client import EngineError
 from solver.solve.analysis import Analyzer, Interval
@@ -244,7 +244,7 @@ def choices_from_file(items: list, ask: bool) -> tuple[list[Choice], list[Positi
                     errors.append(PositionFormatError(f"game record, move {k + 1}: {exc}", item.source, item.moves_line))
                     break
                 player = item.player or f"{side_name(cur.turn)} in games"
-                out.append(Choice(item, cur, None if ask else text, player, (p, tuple(item.moves[:k]))))
+                out.append(Choice(item, cur, None if ask else text, player, (p, MovesBefore(item.moves, k))))
                 cur = cur.push(move)
             continue
         for side in sides:
