@@ -40,6 +40,7 @@ from solver.app.commands.common import (
     say,
 )
 from solver.app.commands.perft import add_perft
+from solver.app.commands.serve import add_serve
 from solver.app.commands.solve import add_solve
 from solver.app.commands.tables import add_tables
 from solver.app.commands.uai import add_uai
@@ -71,6 +72,7 @@ def build_parser() -> Parser:
     add_certificate(commands)
     add_uai(commands)
     add_values(commands)
+    add_serve(commands)
     return top
 
 

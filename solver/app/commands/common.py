@@ -227,6 +227,7 @@ COMMANDS = {
     "certificate": "check a certificate (the strategies behind proved bounds) with the plain rules",
     "uai": "play as a UAI engine on standard input and output (for cuteataxx, GUIs, verify --engine)",
     "values": "a researcher's table: the game value (canonical form, mean, temperature) of every small start",
+    "serve": "the analysis board in the browser, and a JSON API of exact values (a local web server)",
 }
 
 

@@ -1,0 +1,361 @@
+"""The JSON API of ``ataxx-solve serve`` (Starlette's TestClient): answers against the reference
+solver and ``verify``, the cache, budgets, stops, shared jobs, bad input, and the command."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # (Starlette 1.x prefers httpx2 to httpx; either serves)
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from helpers import random_positions  # noqa: E402
+from solver.app.cli import main  # noqa: E402
+from solver.app.web.analysis import Settings  # noqa: E402
+from solver.app.web.jobs import Job, Pool  # noqa: E402
+from solver.app.web.server import create_app  # noqa: E402
+from solver.game.rules import UAI, X  # noqa: E402
+from solver.io.formats import parse_position, write_colon, write_fen, write_grid  # noqa: E402
+from solver.oracles.reference import ReferenceOracle  # noqa: E402
+from solver.play.verify import Check, judge  # noqa: E402
+from solver.solve.analysis import Analyzer  # noqa: E402
+
+SHORT_GAME = "name: a short game\nmoves: a2 b1\nto-move: x\nx..\n...\n..o\n"
+PGN = ('[Event "t"]\n[Black "Alice"]\n[White "Bob"]\n[FEN "x2/3/2o x 0 1"]\n\n1. a2 b1 2. b2 *\n\n'
+       '[Black "Carol"]\n[White "Dan"]\n[FEN "x3o x 0 1"]\n\n1. b1 d1 *\n')
+
+
+def client(tmp_path, workers: int = 2, **settings) -> TestClient:
+    s = Settings(cache_path=settings.pop("cache_path", tmp_path / "cache.sqlite3"), **settings)
+    return TestClient(create_app(s, workers=workers))
+
+
+def category(p, value, depth):
+    v = value if p.turn == X else -value
+    if v > 0:
+        return "win"
+    if v < 0:
+        return "loss"
+    return "draw by infinite play" if depth is None else "draw"
+
+
+def expected(p):
+    """The answer the reference solver and verify give: value, depth, moves best first, verdicts."""
+    a = Analyzer(ReferenceOracle())
+    ev = a.evaluate(p)
+    out = {"value": ev.value, "depth": ev.depth, "category": category(p, ev.value, ev.depth)}
+    infos = a.moves(p) if not p.is_over() else []
+    out["moves"] = [(i.name, i.value, i.depth, category(p, i.value, i.depth),
+                     judge(a, p, i.name, Check("t", "f", 1, None, p, i.name)).verdict) for i in infos]
+    out["best_move"] = next((i.name for i in infos if i.preferred), None)
+    return out
+
+
+def answered(answer):
+    return {"value": answer["value"], "depth": answer["depth"], "category": answer["category"],
+            "moves": [(m["uci"], m["value"], m["depth"], m["category"], m["verdict"]) for m in answer["moves"]],
+            "best_move": answer["best_move"]}
+
+
+POSITIONS = (random_positions(2901, 14, block_chance=0.15) + random_positions(2902, 6, rules=UAI)
+             + [parse_position(t).position for t in ("x..\n...\n..o", "x.#o\n.##.", "x...o")])
+
+
+def test_solve_answers_as_the_reference_solver_and_verify(tmp_path):
+    """Every answer (value, depth, category, each move's value, depth, category and verdict, best
+    first, the preferred move) is the reference solver's and verify's, for random positions of
+    both sides to move, with blocks, under classic (cycles) and uai (a counter) rules."""
+    with client(tmp_path) as c:
+        for p in POSITIONS:
+            r = c.get("/api/solve", params={"fen": write_fen(p), "rules": p.rules.name})
+            assert r.status_code == 200, r.text
+            answer = r.json()
+            assert answer["exact"] and answer["complete"] and answer["fen"] == write_fen(p)
+            assert answered(answer) == expected(p), write_fen(p)
+
+
+def test_answers_come_from_the_cache_the_second_time(tmp_path):
+    """A second server on the same cache file answers from it (nothing solved), the same."""
+    first = {}
+    with client(tmp_path) as c:
+        for p in POSITIONS[:10]:
+            first[write_fen(p)] = c.get("/api/solve", params={"fen": write_fen(p), "rules": p.rules.name}).json()
+    rows = sqlite3.connect(tmp_path / "cache.sqlite3").execute("SELECT COUNT(*) FROM solved").fetchone()[0]
+    assert rows > 0
+    with client(tmp_path) as c:
+        for p in POSITIONS[:10]:
+            again = c.get("/api/solve", params={"fen": write_fen(p), "rules": p.rules.name}).json()
+            before = first[write_fen(p)]
+            if not p.is_over():
+                assert again["solver"] == "cache" and again["nodes"] == 0
+            for k in ("solver", "nodes", "seconds"):
+                again.pop(k), before.pop(k)
+            assert again == before
+        assert c.get("/api/status").json()["started"] == 0  # no job: every answer was the cache's
+
+
+def test_every_input_format_gives_the_same_answer(tmp_path):
+    p = parse_position("x.#o\n.##.").position
+    cs61b = "===\n  r - X b\n  - X X -\n===\n"
+    with client(tmp_path) as c:
+        answers = [c.get("/api/solve", params=q).json() for q in (
+            {"fen": write_fen(p)}, {"board": write_grid(p)}, {"board": write_colon(p)}, {"board": cs61b},
+            {"board": "x1-o/1--1"})]
+    for a in answers:
+        a.pop("seconds"), a.pop("solver"), a.pop("nodes")
+    assert all(a == answers[0] for a in answers[1:])
+    assert answers[0]["value"] == 1 and answers[0]["best_move"] == "b2"
+
+
+@pytest.mark.parametrize("query,line", [
+    ({"fen": "x9/zz"}, "fen:1: "),
+    ({"fen": "x2/3/2o x 0 1", "rules": "chess"}, "rules: unknown rule set 'chess' (known: classic, cs61b, jump3, uai)"),
+    ({}, "fen: give a position: fen=FEN or board=TEXT (one of the two)"),
+    ({"fen": "x2/3/2o x 0 1", "board": "x..o"}, "fen: give a position: fen=FEN or board=TEXT (one of the two)"),
+    ({"board": "x..o", "turn": "y"}, "turn: must be x or o, not 'y'"),
+    ({"board": "x" * 5000}, "board: 5,000 characters; at most 4,096"),
+    ({"board": "x..o\n\nx..o"}, "board: expected one position, found 2"),
+    ({"board": "x.q.o"}, "board:1: unknown character 'q' in column 3 of the grid"),
+])
+def test_bad_input_is_a_400_with_one_line(tmp_path, query, line):
+    with client(tmp_path) as c:
+        r = c.get("/api/solve", params=query)
+    assert r.status_code == 400
+    assert r.text.startswith(line) and r.text.endswith("\n") and r.text.count("\n") == 1, r.text
+    assert r.headers["content-type"].startswith("text/plain")
+
+
+def test_bad_input_elsewhere(tmp_path):
+    with client(tmp_path) as c:
+        r = c.get("/api/position", params={"board": "x...o", "moves": "b1 zz9"})
+        assert r.status_code == 400 and r.text.startswith("moves: move 2: ") and r.text.count("\n") == 1
+        r = c.post("/api/verify", content=b"\xff\xfe not text")
+        assert (r.status_code, r.text) == (400, "body:1: not UTF-8 text\n")
+        r = c.post("/api/verify", content=b"x" * ((1 << 20) + 1))
+        assert r.status_code == 400 and r.text.startswith("body: ") and "at most 1,048,576" in r.text
+        r = c.post("/api/verify", content=PGN, params={"game": "7"})
+        assert (r.status_code, r.text) == (400, "game: no game 7 in the text (2 game(s) read)\n")
+        r = c.post("/api/verify", content="x..o\n")
+        assert r.status_code == 400 and r.text.startswith("body: nothing to judge")
+        r = c.get("/api/new", params={"rows": "9", "cols": "9"})
+        assert r.status_code == 400 and r.text == "rows: a 9 x 9 board has 81 squares; at most 64 are supported\n"
+        assert c.get("/static/../../etc/passwd").status_code == 404
+        assert c.get("/static/app.py").status_code == 404
+
+
+def test_a_request_over_its_budget_gets_the_interval_proved(tmp_path):
+    """A 7 x 7 start within 2,000 nodes: not proved; the answer says so, with every move's interval."""
+    with client(tmp_path, max_nodes=2000) as c:
+        a = c.get("/api/solve", params={"fen": "x5o/7/7/7/7/7/o5x x 0 1"}).json()
+    assert a["category"] == "unknown" and not a["exact"] and not a["complete"]
+    assert "value" not in a and a["lower"] < a["upper"] and a["stopped"] in ("nodes", "time")
+    assert a["solver"] == "search" and len(a["moves"]) == 16
+    assert all(m["category"] == "unknown" and m["verdict"] == "unsettled" for m in a["moves"])
+
+
+def _wait_for(c, test, what):
+    for _ in range(600):
+        status = c.get("/api/status").json()
+        if test(status):
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: {status}")
+
+
+def test_identical_requests_share_one_solve_and_stop_ends_it(tmp_path):
+    """Two requests for one position wait for one job; a stop ends it, and both get the interval
+    proved so far (the same answer)."""
+    answers: list = []
+    fen = "x5o/7/7/7/7/7/o5x x 0 1"
+    with client(tmp_path, max_seconds=600) as c:
+        def ask() -> None:
+            answers.append(c.get("/api/solve", params={"fen": fen}).json())
+
+        first = threading.Thread(target=ask)
+        first.start()
+        _wait_for(c, lambda s: len(s["jobs"]) == 1 and s["jobs"][0]["waiting"] == 1, "the first request's job")
+        second = threading.Thread(target=ask)
+        second.start()
+        status = _wait_for(c, lambda s: s["shared"] == 1 and s["jobs"][0]["waiting"] == 2, "the second request joining")
+        assert status["started"] == 1
+        assert c.post("/api/stop", params={"job": status["jobs"][0]["id"]}).json() == {"stopped": True}
+        first.join(60)
+        second.join(60)
+        assert c.get("/api/status").json()["jobs"] == []
+    assert len(answers) == 2 and answers[0] == answers[1]
+    assert answers[0]["stopped"] == "interrupt" and not answers[0]["exact"]
+
+
+def test_the_pool_shares_a_running_job_and_stops_one_nobody_waits_for():
+    import asyncio
+
+    async def run() -> None:
+        pool = Pool(1)
+        gate = threading.Event()
+        seen = []
+
+        def work(job: Job) -> int:
+            gate.wait(30)
+            seen.append(job.stop_requested)
+            return 7
+
+        a = pool.job("k", work, 60, None)
+        b = pool.job("k", work, 60, None)
+        other = pool.job("other", work, 60, None)
+        assert a is b and a is not other and pool.shared == 1 and pool.started == 2
+        pool.watch(a)
+        pool.watch(other)
+        pool.unwatch(other)  # nobody waits for it any more: stopped
+        assert other.stop_requested and not a.stop_requested
+        gate.set()
+        assert await a.future == 7 and await other.future == 7
+        await asyncio.sleep(0)  # (the futures' done callbacks)
+        assert seen == [False, True]
+        assert pool.running == {}
+        pool.close()
+
+    asyncio.run(run())
+
+
+def test_verify_gives_verify_json_records(tmp_path, capsys):
+    """POST /api/verify streams the records of `verify --json` (the file name aside), then its summary."""
+    f = tmp_path / "games.pgn"
+    f.write_text(PGN)
+    assert main(["verify", str(f), "--json"]) == 0
+    cli = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    with client(tmp_path) as c:
+        r = c.post("/api/verify", content=PGN)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+        web = [json.loads(line) for line in r.text.splitlines()]
+        one = [json.loads(line) for line in c.post("/api/verify", content=PGN, params={"game": "2"}).text.splitlines()]
+        text = [json.loads(line) for line in c.post("/api/verify", content=SHORT_GAME).text.splitlines()]
+    text_of = json.dumps(cli).replace(json.dumps(str(f))[1:-1], "<request>")
+    assert web == json.loads(text_of)
+    assert [r.get("name") for r in one[:-1]] == ["game 2 (Carol vs Dan), ply 0", "game 2 (Carol vs Dan), ply 1"]
+    assert [(r["move"], r["verdict"]) for r in text[:-1]] == [("a2", "blunder"), ("b1", "blunder")]
+
+
+def test_annotate_gives_the_annotated_pgn(tmp_path, capsys):
+    f = tmp_path / "games.pgn"
+    f.write_text(PGN)
+    out = tmp_path / "out.pgn"
+    assert main(["verify", str(f), "--annotate", str(out)]) == 0
+    with client(tmp_path) as c:
+        r = c.post("/api/annotate", content=PGN)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-chess-pgn")
+        assert r.text == out.read_text()
+        assert "$4" in r.text and "{played -9, best +9 by b2}" in r.text
+        r = c.post("/api/annotate", content=SHORT_GAME)
+        assert r.status_code == 400 and r.text.startswith("body: not a PGN file")
+
+
+def test_board_facts_match_the_command(tmp_path, capsys):
+    """Stops, outcome class, orthodox summary and canonical value: those of `ataxx-solve --value --json`."""
+    f = tmp_path / "b.txt"
+    f.write_text("x.#o\n.##.\n")
+    assert main([str(f), "--value", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    with client(tmp_path) as c:
+        facts = c.get("/api/board", params={"board": "x.#o\n.##."}).json()
+        loops = c.get("/api/board", params={"board": "x..\n...\n..o"}).json()
+    assert (facts["x"]["value"], facts["o"]["value"]) == (cli["stops"]["x"], cli["stops"]["o"])
+    assert facts["orthodox"] == cli["orthodox"] == "5|1||-5"
+    assert facts["canonical"] == cli["canonical"] == "{5||1|1|||{1,{1|-5}|-5},-5}"
+    assert (facts["mean"], facts["temperature"]) == (cli["mean"], cli["temperature"]) == (-1, 4)
+    assert facts["outcome_class"] == "the first player wins"
+    assert loops["orthodox"] == "9|-9" and loops["canonical"] is None
+    assert loops["canonical_note"].startswith("no canonical form: play can repeat")
+
+
+def test_position_new_and_load_for_the_page(tmp_path):
+    with client(tmp_path) as c:
+        pos = c.get("/api/position", params={"board": "x...o", "moves": "b1"}).json()
+        assert pos["fen"] == "xx2o o 0 1" and pos["grid"] == ["xx..o"] and pos["turn"] == "o"
+        assert {m["uci"] for m in pos["moves"]} == {"d1", "e1c1"} and pos["svg"].startswith("<svg ")
+        new = c.get("/api/new", params={"rows": "4", "cols": "5", "blocks": "c2 c3", "turn": "o"}).json()
+        assert new["grid"] == ["x...o", "..#..", "..#..", "o...x"] and new["turn"] == "o"
+        loaded = c.post("/api/load", content=PGN).json()
+        assert loaded["kind"] == "games" and loaded["pgn"] and [g["moves"] for g in loaded["games"]] == \
+            [["a2", "b1", "b2"], ["b1", "d1"]]
+        assert loaded["games"][0]["fens"][0] == "x2/3/2o x 0 1"
+        loaded = c.post("/api/load", content=SHORT_GAME).json()
+        assert loaded["kind"] == "games" and not loaded["pgn"] and loaded["games"][0]["moves"] == ["a2", "b1"]
+        assert c.post("/api/load", content="x..o\n").json()["position"]["grid"] == ["x..o"]
+
+
+def test_the_page_and_its_files(tmp_path):
+    with client(tmp_path) as c:
+        page = c.get("/")
+        assert page.status_code == 200 and "<title>Ataxx analysis board" in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        for name, kind in (("app.js", "application/javascript"), ("style.css", "text/css")):
+            r = c.get(f"/static/{name}")
+            assert r.status_code == 200 and r.headers["content-type"].startswith(kind) and len(r.content) > 1000
+
+
+def test_a_loopback_server_refuses_other_host_names(tmp_path):
+    s = Settings(cache_path=None)
+    with TestClient(create_app(s, allowed_hosts=["127.0.0.1", "localhost", "::1"]), base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/status").status_code == 200
+        assert c.get("/api/status", headers={"Host": "[::1]:8000"}).status_code == 200
+        r = c.get("/api/status", headers={"Host": "attacker.example:8000"})
+        assert r.status_code == 400 and r.text.startswith("Host: 'attacker.example:8000' is not this server's name")
+
+
+def test_the_analysis_stream(tmp_path):
+    """GET /api/analyse: server-sent events, the last one the answer with the board drawn as --svg draws it."""
+    with client(tmp_path) as c:
+        r = c.get("/api/analyse", params={"fen": "x2/3/2o x 0 1", "last": "a2"})
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [block.split("\n", 1) for block in r.text.strip().split("\n\n")]
+        kinds = [e[0] for e in events]
+        assert kinds[-1] == "event: result" and set(kinds[:-1]) <= {"event: job", "event: progress"}
+        result = json.loads(events[-1][1][len("data: "):])
+        assert result["value"] == 9 and result["svg"].startswith("<svg ")
+        assert 'class="last-move" data-square="a2"' in result["svg"] and 'class="arrow best clone"' in result["svg"]
+
+
+def test_serve_command_refuses_bad_arguments(capsys):
+    for args, what in ((["--port", "70000"], "argument --port"), (["--max-seconds", "0"], "argument --max-seconds"),
+                       (["--tables", "/nonexistent/tables"], "--tables")):
+        with pytest.raises(SystemExit, match="^2$"):
+            main(["serve", *args])
+        err = capsys.readouterr().err
+        assert what in err and err.count("\n") == 1, err
+
+
+def test_serve_command_warns_when_not_on_loopback(monkeypatch, capsys, tmp_path):
+    import socket
+
+    import uvicorn
+
+    from solver.app.commands import serve
+
+    real = serve.listen
+    monkeypatch.setattr(serve, "listen", lambda host, port: real("127.0.0.1", 0))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--cache", str(tmp_path / "c.sqlite3")]) == 0
+    captured = capsys.readouterr()
+    assert "ataxx-solve serve: warning: listening on 0.0.0.0, not 127.0.0.1" in captured.err
+    assert captured.out.startswith("ataxx-solve serve: http://127.0.0.1:")
+    assert serve.is_loopback("127.0.0.1") and serve.is_loopback("::1") and serve.is_loopback("localhost")
+    assert not serve.is_loopback("0.0.0.0") and not serve.is_loopback("192.0.2.1")
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    monkeypatch.setattr(serve, "listen", real)
+    try:
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--no-cache"]) == 2
+        assert f"ataxx-solve serve: cannot listen on 127.0.0.1 port {port}: " in capsys.readouterr().err
+    finally:
+        busy.close()
