@@ -25,6 +25,7 @@ the counts.
 
 import gzip
 import io
+import re
 import sys
 import tracemalloc
 from collections import Counter
@@ -330,6 +331,46 @@ def test_the_fen_parser_builds_no_board_past_64_squares():
                 with pytest.raises(PositionFormatError):
                     Position.from_fen(text)
             assert work.steps <= 4 * len(text), (unit, reps, work.steps)
+
+
+def unbounded_repeats(pattern: str) -> list[int]:
+    """The places in a regular expression of a ``*`` or ``+`` that is not possessive (not followed
+    by ``+``): where the engine may give characters back and try again."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif ch in "*+" and pattern[i - 1:i] not in ("*", "+", "?", "}"):
+            if pattern[i + 1:i + 2] != "+":
+                out.append(i)
+        i += 1
+    return out
+
+
+def test_the_readers_regular_expressions_cannot_backtrack():
+    """Every repeat in the readers' regular expressions is possessive (or bounded): none gives
+    characters back (issue 30 item 1: 'no regular expression that backtracks')."""
+    import solver.game.fen as fen
+    import solver.io.epd as epd
+    import solver.io.fenlines as fenlines
+    import solver.io.formats as formats
+    import solver.io.pgn as pgn
+    assert unbounded_repeats(r"a*[*+]\*b+") == [1, 9] and unbounded_repeats(r"a*+b++[^]*]c{0,3}+") == []
+    found = {}
+    for module in (fen, epd, fenlines, formats, pgn):
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                found[f"{module.__name__}.{name}"] = unbounded_repeats(value.pattern)
+    assert len(found) >= 10 and not {k: v for k, v in found.items() if v}, found
 
 
 def test_fen_lines_read_in_bulk_in_linear_work(tmp_path):

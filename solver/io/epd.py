@@ -45,7 +45,7 @@ from solver.game.rules import (
     Rules,
 )
 
-_OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,14}")
+_OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,14}+")
 # The opcodes of the EPD standard (PGN standard, section 16.2): a line is told to be EPD by its first
 # operation being one of these (``x5o/... x 0 1 moves b2 ; note`` is a game record, not EPD).
 EPD_OPCODES = frozenset({"acn", "acs", "am", "bm", "ce", "dm", "draw_accept", "draw_claim", "draw_offer",

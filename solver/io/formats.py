@@ -363,7 +363,7 @@ def write_colon(position: Position) -> str:
 
 # -- detection and position files ----------------------------------------------------------------
 
-_HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*+")
 
 
 def _header(line: str) -> tuple[str, str] | None:
