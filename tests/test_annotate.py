@@ -20,6 +20,7 @@ from solver.play.verify import Check
 ROOT = Path(__file__).resolve().parent.parent
 LIBATAXX = ROOT / "positions" / "libataxx-games.pgn"
 PYTHON_ATAXX = ROOT / "tests" / "data" / "python-ataxx-games.pgn"
+CUTEATAXX = ROOT / "tests" / "data" / "cuteataxx-games.pgn"
 
 # X to move is worth +8: b1 keeps it, c1 gives +4 (an inaccuracy), a2c1 -8 (a blunder)
 GAME = ('[Event "club \\"night\\""]\n[Black "Ann"]\n[White "Ben"]\n[FEN "xx1o/o2x x 0 1"]\n[Result "*"]\n\n'
@@ -75,11 +76,22 @@ def test_a_blunder_gets_4_and_the_moves_not_judged_are_written_bare(tmp_path, ca
     assert body.rstrip().endswith("2. c2 *") and "best +8 by" in body
 
 
-def test_the_annotated_file_of_libataxx_and_python_ataxx_games_reads_back_to_the_same_games():
-    """Every move of the 60 libataxx games and the 3 python-ataxx games gets a NAG and a comment
+def test_without_verdicts_the_annotated_file_is_the_input_modulo_whitespace():
+    """Issue 28 item 3: what --annotate writes keeps everything the input had: with no verdict
+    added, the games of libataxx, python-ataxx and cuteataxx (comments, variations, move numbers
+    as their writers put them) come back as the input file, modulo white space."""
+    for path in (LIBATAXX, PYTHON_ATAXX, CUTEATAXX):
+        text = path.read_text()
+        games = games_of(text, str(path))
+        out = annotated_pgn([(str(path), g) for g in games], [])
+        assert out.startswith(HEAD + "\n") and out[len(HEAD) + 1:].split() == text.split(), path
+
+
+def test_the_annotated_file_of_libataxx_python_ataxx_and_cuteataxx_games_reads_back_to_the_same_games():
+    """Every move of the 60 libataxx games, the 3 python-ataxx games and the 8 cuteataxx games gets a NAG and a comment
     (verdicts made up in turn, with exact values and intervals): the reader gives back the same
     tags, start and moves."""
-    for path in (LIBATAXX, PYTHON_ATAXX):
+    for path in (LIBATAXX, PYTHON_ATAXX, CUTEATAXX):
         games = games_of(path.read_text(), str(path))
         checks = []
         kinds = ("optimal", "inaccuracy", "blunder", "unsettled")

@@ -272,6 +272,9 @@ HOSTILE = {
     "a long header": (lambda n: "name: " + " " * (10 * n) + "x\nx...o\n", "auto"),
     "colon rows": (lambda n: "1:0:2:\n" * n, "auto"),
     "many FEN moves": (lambda n: "startpos moves " + "b6 g7f6 " * n + "\n", "auto"),
+    "a long CS 61B dump": (lambda n: "===\n" + "r b - X\n" * n + "===\n", "auto"),
+    "many positions with headers": (lambda n: "name: p\nexpect: x=1\nx..o\n\n" * (n // 4 + 1), "auto"),
+    "a long comment line": (lambda n: "; " + "c" * (10 * n) + "\nx..o\n", "auto"),
 }
 
 
