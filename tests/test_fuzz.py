@@ -23,6 +23,7 @@ no example database). ``TRIED`` counts the inputs each property was given; ``pyt
 the counts.
 """
 
+import gc
 import gzip
 import io
 import re
@@ -334,6 +335,25 @@ def test_the_fen_parser_builds_no_board_past_64_squares():
                 with pytest.raises(PositionFormatError):
                     Position.from_fen(text)
             assert work.steps <= 4 * len(text), (unit, reps, work.steps)
+    # no collection of the cycle collector runs while a long FEN is read (a list per rank made
+    # one per 700 ranks: 11 in 10 readings of 8,000 ranks, each running over the whole heap of a
+    # large process: the jump issue 28 item 6 saw between 1,000 and 2,000 repetitions)
+    started: list[int] = []
+
+    def seen(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        for unit in ("x/", "1/", "x7/"):
+            gc.collect()
+            started.clear()
+            with pytest.raises(PositionFormatError):
+                Position.from_fen(unit * 8000 + "x x 0 1")
+            assert started == [], unit
+    finally:
+        gc.callbacks.remove(seen)
 
 
 def unbounded_repeats(pattern: str) -> list[int]:
