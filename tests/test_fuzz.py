@@ -201,9 +201,9 @@ def test_argument_numbers_are_bounded_one_line_errors(option, value):
 
 # -- work and memory, counted ----------------------------------------------------------------------
 
-PER_CHAR = 40          # characters looked at per character of input, at most (measured: at most 19)
+PER_CHAR = 60          # characters looked at per character of input, at most (measured: at most 35, a long grid row)
 BASE = 2_000           # plus this (a game's start position, a message)
-BYTES_PER_CHAR = 800   # memory at the peak per character of input (measured: at most 260, a game per 2 characters)
+BYTES_PER_CHAR = 800   # memory at the peak per character of input (measured: at most 240, an error per 2 characters)
 BASE_BYTES = 1 << 20
 
 
