@@ -34,9 +34,23 @@ PGN = ('[Event "t"]\n[Black "Alice"]\n[White "Bob"]\n[FEN "x2/3/2o x 0 1"]\n\n1.
        '[Black "Carol"]\n[White "Dan"]\n[FEN "x3o x 0 1"]\n\n1. b1 d1 *\n')
 
 
-def client(tmp_path, workers: int = 2, **settings) -> TestClient:
+class Client(TestClient):
+    """The application under test, its kernels compiled or loaded before the first request (on a
+    machine that has not compiled them, that takes a minute, which a request's budget would count)."""
+
+    def __enter__(self) -> "Client":
+        super().__enter__()
+        for _ in range(6000):
+            if self.get("/api/status").json()["ready"]:
+                return self
+            time.sleep(0.05)
+        raise AssertionError("the kernels were not ready in 5 minutes")
+
+
+def client(tmp_path, workers: int = 2, **settings) -> Client:
+    settings.setdefault("max_seconds", 600.0)
     s = Settings(cache_path=settings.pop("cache_path", tmp_path / "cache.sqlite3"), **settings)
-    return TestClient(create_app(s, workers=workers))
+    return Client(create_app(s, workers=workers, warm_up=True))
 
 
 def category(p, value, depth):
@@ -224,6 +238,18 @@ def test_the_pool_shares_a_running_job_and_stops_one_nobody_waits_for():
         pool.close()
 
     asyncio.run(run())
+
+
+def test_a_kernel_call_begun_past_its_deadline_is_stopped_at_once():
+    """(solver.engine.Run.call_many) A call that starts past its deadline finds abort set: before,
+    a call shorter than a tick ran to its end, and the search's MTD(f) loop of such calls (the
+    depth of a solved move) went on for minutes past the request's budget."""
+    from solver.engine import Run
+
+    run = Run()
+    assert run.call_many([lambda: int(run.abort[0])], deadline=time.monotonic() - 1) == [1] and run.timed_out
+    run = Run()
+    assert run.call_many([lambda: int(run.abort[0])], deadline=time.monotonic() + 600) == [0] and not run.timed_out
 
 
 def test_verify_gives_verify_json_records(tmp_path, capsys):

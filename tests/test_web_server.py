@@ -31,12 +31,14 @@ class Served:
         assert line.startswith("ataxx-solve serve: http://127.0.0.1:"), line + self.proc.stderr.read()
         self.url = line.split()[2]
         self.client = httpx.Client(base_url=self.url, timeout=120)
+        # the kernels compiled or loaded (the first run on a machine compiles them: a minute or more)
+        self.wait_for(lambda st: st["ready"], "the server's warm-up")
 
     def status(self) -> dict:
         return self.client.get("/api/status").json()
 
     def wait_for(self, test, what: str) -> dict:
-        for _ in range(1200):
+        for _ in range(12000):
             status = self.status()
             if test(status):
                 return status

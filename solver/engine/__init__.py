@@ -179,6 +179,12 @@ class Run:
         Ctrl-C (which then passes through), ``abort[0]`` is set to 1 so that every kernel stops."""
         announce_compilation(kernel)
         box: list[Any] = [None] * len(fns)
+        if deadline is not None and time.monotonic() > deadline:
+            # past the deadline already: the kernels stop at their first poll (a call that would take
+            # less than a tick would otherwise run to its end, and a caller that asks many such
+            # questions, an MTD(f) loop, would go on long past its deadline)
+            self.timed_out = True
+            self.abort[0] = 1
 
         def target(k: int) -> None:
             try:

@@ -388,7 +388,7 @@ def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
     oracle = analyzer.oracle
     nodes0 = oracle.states
     search = isinstance(oracle, SearchOracle)
-    job.update(phase="solving", partial=result)
+    job.update(phase="solving", partial=Analysis(p, result.root, dict(values), "cache", stopped="time"))
     if search:
         oracle.deadline = time.monotonic() + max(0.0, job.seconds_left()) * ROOT_SHARE
         if job.nodes:
@@ -447,7 +447,7 @@ def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
                                           if got.complete else None))
             values[m] = got
             result.root = root_from_moves(p, values, direct)
-            job.update(partial=Analysis(p, result.root, dict(values), result.solver))
+            job.update(partial=Analysis(p, result.root, dict(values), result.solver, stopped="time"))
     oracle.deadline = job.deadline
     result.root = root_from_moves(p, values, direct)
     result.moves = values

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -65,6 +66,7 @@ from solver.solve.solver import warm_up
 
 STATIC = {"app.js": "application/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 TICK = 0.2  # seconds between looks at a running job (the page's progress line, a waiting request)
+GRACE = 5.0  # seconds past its deadline a job may take to stop (past twice that, it is answered without)
 HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
                "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
@@ -132,6 +134,9 @@ class Server:
         self.verified = Memo(16)      # finished verify jobs, by their key
         self.static = _static_files()
         self.warm_up = warm_up
+        self.ready = threading.Event()  # the kernels are compiled (or loaded from numba's cache)
+        if not warm_up:
+            self.ready.set()
         self.served = 0
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -146,7 +151,9 @@ class Server:
 
     async def wait(self, job: Job, request: Request) -> Any:
         """The job's result; a request that goes away stops waiting (and the job stops when
-        nobody else waits for it)."""
+        nobody else waits for it). A job still running :data:`GRACE` seconds past its deadline
+        is told to stop; one still running twice that long past it is answered without, with
+        what it had proved (its ``partial`` analysis), where it has one."""
         assert job.future is not None
         self.pool.watch(job)
         try:
@@ -154,6 +161,9 @@ class Server:
                 done, _ = await asyncio.wait({job.future}, timeout=0.5)
                 if done:
                     return job.future.result()
+                late = overdue(job)
+                if late is not None:
+                    return late
                 if await request.is_disconnected():
                     raise asyncio.CancelledError
         finally:
@@ -313,7 +323,11 @@ class Server:
             try:
                 yield _event("job", {"id": job.id})
                 seen, drawn = -1, None
+                late = None
                 while not job.done:
+                    late = overdue(job)
+                    if late is not None:
+                        break
                     if job.version != seen:
                         seen = job.version
                         state = {k: v for k, v in job.state.items() if k != "partial"}
@@ -324,7 +338,9 @@ class Server:
                         state["elapsed"] = round(time.monotonic() - job.created, 2)
                         yield _event("progress", state)
                     await asyncio.wait({job.future}, timeout=TICK)
-                if job.error is not None:
+                if late is not None:
+                    yield _event("result", answer(late))
+                elif job.error is not None:
                     yield _event("failed", {"error": printable(f"internal error: {type(job.error).__name__}: {job.error}")})
                 else:
                     yield _event("result", answer(job.future.result()))
@@ -343,7 +359,7 @@ class Server:
 
     async def status(self, request: Request) -> Response:
         s = self.settings
-        return _json({"version": __version__, "rules": s.rules.name, "rule_sets": sorted(RULE_SETS),
+        return _json({"version": __version__, "ready": self.ready.is_set(), "rules": s.rules.name, "rule_sets": sorted(RULE_SETS),
                       "max_seconds": s.max_seconds, "max_nodes": s.max_nodes, "tables": s.tables is not None,
                       "cache": s.cache_path is not None, "served": self.served, **self.pool.stats(),
                       "jobs": [{"id": j.id, "kind": j.key[0] if isinstance(j.key, tuple) else "job",
@@ -365,7 +381,7 @@ class Server:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         if self.warm_up:  # compile (or load) the kernels now, not in the first request
-            self.pool.executor.submit(_warm_up, self.settings)
+            self.pool.executor.submit(_warm_up, self.settings, self.ready)
         try:
             yield
         finally:
@@ -414,14 +430,28 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+def overdue(job: Job) -> Any:
+    """For a job past its deadline: told to stop after :data:`GRACE` seconds; after twice that,
+    what it had proved (its ``partial`` analysis) if it has one, to answer without it."""
+    late = -job.seconds_left()
+    if late > GRACE:
+        job.stop()
+    if late > 2 * GRACE:
+        return job.state.get("partial")
+    return None
+
+
 def _plain_board(p: Position, last_move: Move | None) -> str:
     """The board without tints (nothing solved), as ``--svg`` draws it."""
     return board_svg(Analyzer(ReferenceOracle()), p, tint=False, arrows=[], legend=False, last_move=last_move)
 
 
-def _warm_up(settings: Settings) -> None:
-    for algorithm in ("retro", "search"):
-        warm_up(algorithm, settings.rules)
+def _warm_up(settings: Settings, ready: threading.Event) -> None:
+    try:
+        for algorithm in ("retro", "search"):
+            warm_up(algorithm, settings.rules)
+    finally:
+        ready.set()
 
 
 def create_app(settings: Settings | None = None, workers: int = 2, warm_up: bool = False,

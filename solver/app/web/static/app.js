@@ -87,7 +87,7 @@ async function show(known) {
   stopWatching();
   const here = current();
   say("");
-  location.hash = query({fen: here.fen, rules: state.rules});
+  history.replaceState(null, "", `#${query({fen: here.fen, rules: state.rules})}`);
   let pos = known;
   try {
     if (!pos) pos = await getJSON(`/api/position?${query({fen: here.fen, rules: state.rules})}`);
@@ -524,8 +524,18 @@ function start() {
     else if (e.key === "End") { go(state.line.length - 1); e.preventDefault(); }
     else if (e.key === "f") $("flip").click();
   });
+  window.addEventListener("hashchange", () => {  // a position given in the address: shown at once
+    const given = new URLSearchParams(location.hash.slice(1));
+    const fen = given.get("fen");
+    if (!fen || (state.line.length && fen === current().fen && (given.get("rules") || state.rules) === state.rules)) return;
+    if (given.get("rules")) { state.rules = given.get("rules"); $("rules").value = state.rules; }
+    state.source = null;
+    $("game").hidden = true;
+    setLine([{fen, move: null}], 0);
+  });
   const params = new URLSearchParams(location.hash.slice(1));
   getJSON("/api/status").then((s) => {
+    if (!s.ready) say("the solver is being compiled (once, about a minute): the first answers may only be bounds");
     state.rules = params.get("rules") || s.rules;
     $("rules").value = state.rules;
     if (params.get("fen")) setLine([{fen: params.get("fen"), move: null}], 0);

@@ -1,0 +1,250 @@
+"""The analysis board in a real browser: Debian's Chromium driven by Playwright against
+``ataxx-solve serve`` on a free loopback port. A position loaded, moves clicked, the board and the
+move list checked against the reference solver, a PGN game stepped through with verify's
+verdicts and its annotated PGN downloaded, and the pixels of screenshots checked as the picture
+tests check them (set ATAXX_WEB_SCREENSHOTS=DIR to keep the screenshots).
+
+Skipped, with the reason, only where Chromium is not installed (CI installs it: .ci/run)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import random_positions
+from solver.game.rules import Position
+from solver.io.formats import parse_position, write_fen
+from solver.oracles.reference import ReferenceOracle
+from solver.solve.analysis import Analyzer
+from test_pictures import _png_pixels
+from test_web_server import Served
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+# Debian's Chromium headless, as root, on a machine without a network (the machine notes' flags)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")]
+
+PGN = ('[Event "t"]\n[Black "Alice"]\n[White "Bob"]\n[FEN "x2/3/2o x 0 1"]\n\n1. a2 b1 2. b2 *\n\n'
+       '[Black "Carol"]\n[White "Dan"]\n[FEN "x3o x 0 1"]\n\n1. b1 d1 *\n')
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Served(tmp_path_factory.mktemp("serve"), "--max-seconds", "60")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield p
+    context.close()
+    assert errors == []
+
+
+def wait_text(page, selector: str, test, what: str, seconds: float = 120) -> str:
+    """Wait until the text of ``selector`` passes ``test`` (polled from here: the page's policy
+    forbids the string evaluation that Playwright's wait_for_function uses)."""
+    for _ in range(int(seconds * 10)):
+        text = page.text_content(selector) or ""
+        if test(text):
+            return text
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{what}: {text!r}")
+
+
+def keep(png: bytes, name: str) -> None:
+    folder = os.environ.get("ATAXX_WEB_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / name).write_bytes(png)
+
+
+def signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def reference_table(p: Position) -> list[tuple[str, str, str]]:
+    """The move list the page should show: each move (best first), its value and depth, from the reference solver."""
+    return [(i.name, signed(i.value), "∞" if i.depth is None else str(i.depth)) for i in Analyzer(ReferenceOracle()).moves(p)]
+
+
+def shown_table(page) -> list[tuple[str, str, str]]:
+    rows = page.eval_on_selector_all("#moves tbody tr", """rows => rows.map(r => [r.dataset.uci,
+        r.querySelector('.value').textContent, r.querySelector('.depth').textContent])""")
+    return [tuple(r) for r in rows]
+
+
+def wait_analysed(page, p: Position) -> None:
+    page.wait_for_selector(f'#board[data-fen="{write_fen(p)}"][data-analysed="1"]', timeout=120_000)
+
+
+def open_position(page, server, p: Position) -> None:
+    from urllib.parse import quote
+
+    page.goto(f"{server.url}#fen={quote(write_fen(p), safe='')}&rules={p.rules.name}")
+    wait_analysed(page, p)
+
+
+def test_load_a_position_click_moves_and_see_the_solvers_values(page, server):
+    p = parse_position("to-move: x\nx...\n...o").position
+    open_position(page, server, p)
+    assert shown_table(page) == reference_table(p)
+    a = Analyzer(ReferenceOracle())
+    ev = a.evaluate(p)
+    assert page.text_content("#caption") == f"X to move: {ev.describe()} (value {signed(ev.value)}), depth {ev.depth}"
+    best = page.get_attribute("#moves tbody tr:first-child", "data-uci")
+    assert best == p.move_name(a.best_move(p)) and "★" in page.text_content("#moves tbody tr:first-child .move")
+    # a square alone: the clone there
+    page.click("#sq-a1")
+    after = p.push(p.parse_move("a1"))
+    wait_analysed(page, after)
+    assert shown_table(page) == reference_table(after)
+    # a piece, then a square: the jump
+    jump = next(m for m in after.legal_moves() if m.is_jump)
+    name = after.board.square_name
+    page.click(f"#sq-{name(jump.frm)}")
+    assert page.get_attribute(f"#sq-{name(jump.frm)}", "class").endswith("selected")
+    page.click(f"#sq-{name(jump.to)}")
+    third = after.push(jump)
+    wait_analysed(page, third)
+    assert shown_table(page) == reference_table(third)
+    assert page.text_content("#ply") == "ply 2 of 2"
+    assert [li.text_content() for li in page.query_selector_all("#line li")] == ["a1", after.move_name(jump)]
+    # back and forward with the arrow keys; the value history has a point per ply
+    page.keyboard.press("ArrowLeft")
+    wait_analysed(page, after)
+    assert page.text_content("#ply") == "ply 1 of 2"
+    page.keyboard.press("ArrowLeft")
+    wait_analysed(page, p)
+    page.keyboard.press("End")
+    wait_analysed(page, third)
+    assert len(page.query_selector_all("#history circle")) == 3
+    # a move from the list
+    first = page.get_attribute("#moves tbody tr:first-child", "data-uci")
+    page.click("#moves tbody tr:first-child")
+    fourth = third.push(third.parse_move(first))
+    wait_analysed(page, fourth)
+    assert shown_table(page) == reference_table(fourth)
+    # flip
+    page.click("#flip")
+    assert "flipped" in page.get_attribute("#board", "class")
+
+
+@pytest.mark.parametrize("seed", [2911, 2912])
+def test_random_positions_show_the_reference_values(page, server, seed):
+    for p in random_positions(seed, 3, block_chance=0.15):
+        if p.is_over():
+            continue
+        open_position(page, server, p)
+        assert shown_table(page) == reference_table(p), write_fen(p)
+
+
+def test_step_through_a_pgn_game_with_verify_verdicts_and_download_it(page, server, tmp_path):
+    page.goto(server.url)
+    page.wait_for_selector('#board[data-analysed="1"]', timeout=120_000)
+    page.click("#load-panel summary")
+    page.fill("#load-text", PGN)
+    page.click("#load")
+    start = parse_position("x2/3/2o x 0 1").position
+    wait_analysed(page, start)
+    assert page.eval_on_selector_all("#games option", "o => o.map(x => x.textContent)") == [
+        "game 1 (Alice vs Bob) (3 plies, *)", "game 2 (Carol vs Dan) (2 plies, *)"]
+    wait_text(page, "#verify-status", lambda t: t.startswith("verify: Alice"), "verify's summary")
+    assert page.text_content("#verify-status") == (
+        "verify: Alice: 1 optimal, 0 inaccuracies, 1 blunders; Bob: 0 optimal, 0 inaccuracies, 1 blunders")
+    assert "a2 is a blunder" in page.text_content("#verdict")
+    assert [li.get_attribute("class") for li in page.query_selector_all("#line li")] == ["blunder", "blunder", None]
+    # step forward: each position's board and move list, as the solver gives them
+    p = start
+    for k, move in enumerate(["a2", "b1", "b2"], 1):
+        page.keyboard.press("ArrowRight")
+        p = p.push(p.parse_move(move))
+        wait_analysed(page, p)
+        assert page.text_content("#ply") == f"ply {k} of 3"
+        if not p.is_over():
+            assert shown_table(page) == reference_table(p)
+    assert len(page.query_selector_all("#history circle.blunder")) == 2
+    with page.expect_download() as info:
+        page.click("#download")
+    got = Path(info.value.path()).read_text()
+    assert got.startswith("% written by ataxx-solve verify --annotate")
+    assert "1. a2 $4 {played -9, best +9 by b2}" in got and "[Black \"Alice\"]" in got
+    # the second game
+    page.select_option("#games", "2")
+    wait_analysed(page, parse_position("x3o x 0 1").position)
+    wait_text(page, "#verify-status", lambda t: t.startswith("verify: Carol"), "verify's summary of game 2")
+
+
+def _count(pixels, test):
+    return sum(1 for px in pixels if test(*px))
+
+
+def test_the_board_as_a_picture(page, server):
+    """The tints as --svg draws them (green wins, red loses) and the best move's orange ring."""
+    p = parse_position("to-move: x\nx..\n...\n..o").position
+    open_position(page, server, p)
+    png = page.locator("#board").screenshot()
+    keep(png, "board-3x3.png")
+    keep(page.screenshot(full_page=True), "page-3x3.png")
+    pixels = _png_pixels(png)
+    assert _count(pixels, lambda r, g, b: r < 150 and g == 255 and b < 150) > 5000   # three green squares
+    assert _count(pixels, lambda r, g, b: r == 255 and g < 150 and b < 150) > 5000   # four red squares
+    assert _count(pixels, lambda r, g, b: r > 200 and 90 < g < 170 and b < 80) > 100  # the best move, b2
+    assert _count(pixels, lambda r, g, b: r < 60 and g < 60 and b < 60) > 2000      # X's piece
+
+
+def test_the_page_at_a_phones_width(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    try:
+        p = parse_position("to-move: o\nx.#o\n.##.").position
+        open_position(page, server, p)
+        box = page.locator("#board").bounding_box()
+        assert box is not None and box["width"] <= 390 and box["x"] >= 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the screen
+        png = page.screenshot(full_page=True)
+        keep(png, "page-phone.png")
+        pixels = _png_pixels(png)
+        assert _count(pixels, lambda r, g, b: r < 150 and g == 255 and b < 150) > 1000  # O's winning square
+        page.tap("#sq-d1")  # O's clone there
+        wait_analysed(page, p.push(p.parse_move("d1")))
+    finally:
+        context.close()
+
+
+def test_a_long_solve_shows_its_progress_and_stops(page, server):
+    """The 7 x 7 start is not proved in a minute: the page shows the search live, and stop ends it
+    with the intervals proved (pale blue squares)."""
+    page.goto(f"{server.url}#fen=x5o%2F7%2F7%2F7%2F7%2F7%2Fo5x%20x%200%201")
+    text = wait_text(page, "#progress-text", lambda t: "nodes" in t, "the search's progress")
+    assert "nodes" in text and " s" in text
+    page.click("#stop")
+    page.wait_for_selector('#board[data-analysed="1"]', timeout=120_000)
+    assert "stopped" in page.text_content("#caption")
+    png = page.locator("#board").screenshot()
+    keep(png, "board-7x7-stopped.png")
+    pixels = _png_pixels(png)
+    assert _count(pixels, lambda r, g, b: (r, g, b) == (0xdc, 0xdc, 0xf0)) > 5000  # the bounded squares
