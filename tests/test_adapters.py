@@ -104,7 +104,7 @@ def test_one_notation_in_a_run_the_board_and_the_progress_line_too(tmp_path, cap
     g = _file(tmp_path, "s.txt", "x5o/7/7/7/7/7/o5x x 0 1\n")
     main(["solve", g, "--notation", "cs61b", "--solver", "search", "--nodes", "200000"])
     out, err = capsys.readouterr()
-    assert "Red to move: value " in err and "X to move" not in err, err[-300:]
+    assert f"{g}:1: Red to move: value " in err and "X to move" not in err, err[-300:]  # the position first
     assert "7 r.....b 7" in out
 
 

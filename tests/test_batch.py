@@ -1,5 +1,6 @@
 """ataxx-solve batch and cache: results, the cache, resuming a killed run, bad input."""
 
+import io
 import json
 import os
 import signal
@@ -332,3 +333,25 @@ def test_worker_processes_share_the_default_memory_for_the_tables_searches_read(
     assert worker_options(tables, 10 ** 6).tables_memory == 1 << 30
     assert worker_options(Options(tables="/tables", tables_memory=5 << 30), 8).tables_memory == 5 << 30
     assert worker_options(Options(), 8) == Options()
+
+
+def test_a_batch_without_a_limit_says_at_once_what_may_take_long(tmp_path, monkeypatch):
+    """No silent hours (issue 27 item 5): before any solve, one line with how many positions may
+    take long and the largest estimate; nothing with a limit or when none may (the threshold is
+    lowered here so that a board solved at once counts)."""
+    from solver.solve import budget
+    from solver.solve.batch import Options, run_batch
+    easy = "ooxxxx1/ooooooo/oxoxxxo/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"  # 7 x 7, 2 empty squares
+    f = tmp_path / "p.txt"
+    f.write_text(f"{easy}\n\nx..\n...\n..o\n")
+    said: list[str] = []
+    run_batch([str(f)], Options(), jobs=1, stream=io.StringIO(), notice=said.append)
+    assert said == []  # about 81 nodes: nothing to say
+    monkeypatch.setattr(budget, "ESTIMATE_THRESHOLD", 10)
+    run_batch([str(f)], Options(), jobs=1, stream=io.StringIO(), notice=said.append)
+    assert said == [f"no limit given and 1 of 2 positions may take long (the largest estimate: about 81 nodes, "
+                    f"{f}:1); --timeout SECONDS or --nodes N give a limit per position; Ctrl-C stops and keeps what "
+                    "is solved"]
+    said.clear()
+    run_batch([str(f)], Options(timeout=60), jobs=1, stream=io.StringIO(), notice=said.append)
+    assert said == []

@@ -738,15 +738,23 @@ def test_no_kernel_is_compiled_on_the_clock(algorithm):
 
 
 EASY_7X7 = "ooxxxx1/ooooooo/oxoxxxo/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"  # 2 empty squares: the search, at once
-NO_LIMIT = ("ataxx-solve: <stdin>:1: the search has no limit (--timeout SECONDS or --max-states N give it one); "
-            "Ctrl-C or SIGTERM stops it and prints what it proved")
+NO_LIMIT = ("ataxx-solve: <stdin>:{line}: no limit given and the work may be long (estimate: about 81 nodes, a "
+            "full-width tree of 2 empty squares); --timeout SECONDS, --nodes N or --max-states N give one; Ctrl-C or "
+            "SIGTERM stops it and prints what it proved")
 
 
 def test_a_search_with_no_limit_says_so_at_the_start(monkeypatch, capsys):
-    """Item 11: a 7 x 7 board in a pipe with no --timeout used to run silently for minutes."""
+    """Item 11: a 7 x 7 board in a pipe with no --timeout used to run silently for minutes. Issue 27
+    item 5: said with the estimate, for each position whose estimate is over the threshold (here
+    lowered to 10 nodes, so that a board solved at once is over it)."""
+    from solver.solve import budget
+    monkeypatch.setattr(budget, "ESTIMATE_THRESHOLD", 10)
     for argv, note in ((["--json"], True), (["--json", "--timeout", "60"], False),
                        (["--max-states", "10000000"], False)):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{EASY_7X7}\n\n{EASY_7X7}\n".encode())))
         assert main(argv) == 0
         err = capsys.readouterr().err
-        assert err == (NO_LIMIT + "\n" if note else ""), err  # once, before the first search
+        assert err == (NO_LIMIT.format(line=1) + "\n" + NO_LIMIT.format(line=3) + "\n" if note else ""), err
+    monkeypatch.setattr(budget, "ESTIMATE_THRESHOLD", 10**5)  # the default: 81 nodes is nothing to say
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{EASY_7X7}\n".encode())))
+    assert main(["--json"]) == 0 and capsys.readouterr().err == ""

@@ -311,3 +311,65 @@ def test_the_summary_says_how_many_moves_were_looked_at_and_how_many_settled():
                             "unsettled", "problems"]
     assert row.split() == ["alice", "13", "4", "100.0%", "0.00", "0", "0", "8", "1"]
     assert {"moves": 13, "settled": 4, "checked": 4}.items() <= s.to_json().items()
+
+
+# -- no silent hours (issue 27 item 5) -------------------------------------------------------------------
+
+SIX_EMPTY = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 7 x 7: estimate about 10^8 nodes
+
+
+class _Spy:
+    """A Verifier that records the limits it was given, then stops the run as Ctrl-C would."""
+
+    limits: list = []
+
+    def __init__(self, solver):
+        _Spy.limits.append(solver.limits)
+        from solver.play.verify import Verifier
+        self.real = Verifier(solver)
+        self.unsettled = 0
+        self.analyzers = {}
+
+    def check(self, *a, **k):
+        raise KeyboardInterrupt
+
+
+def test_verify_without_a_limit_gives_each_judged_move_a_default_budget(tmp_path, capsys, monkeypatch):
+    """A newcomer's 'verify games.pgn --empty 2-6' ran 21 min 46 s in silence: where a judged move may
+    take long and no limit is given, each gets budget.DEFAULT_MOVE_NODES nodes (about 5 s at 4 M
+    nodes a second, so the first verdict comes within a minute), said at once; --no-limit or a limit
+    given leaves the limits as they are; small boards (the exact engines) get nothing."""
+    from solver.app.commands import verify as command
+    from solver.solve import budget
+    f = tmp_path / "g.txt"
+    f.write_text(f"move: g7\n{SIX_EMPTY}\n")
+    monkeypatch.setattr(command, "Verifier", _Spy)
+    for extra, nodes, timeout, said in (([], budget.DEFAULT_MOVE_NODES, None, True), (["--no-limit"], None, None, False),
+                                        (["--nodes", "5000"], 5000, None, False),
+                                        (["--threads", "2"], None, budget.DEFAULT_MOVE_SECONDS, True)):
+        _Spy.limits.clear()
+        main(["verify", str(f), *extra])
+        err = capsys.readouterr().err
+        (limits,) = _Spy.limits
+        assert (limits.nodes, limits.timeout) == (nodes, timeout), extra
+        assert ("no limit given and judging may be long" in err) == said, err
+        if said:
+            assert f"{f}:2: estimate about 10^8 nodes" in err
+    _Spy.limits.clear()
+    small = tmp_path / "s.txt"
+    small.write_text("move: a2\nto-move: x\nx..\n...\n..o\n")
+    main(["verify", str(small)])
+    assert _Spy.limits[0].nodes is None and "no limit given" not in capsys.readouterr().err
+
+
+def test_the_default_budget_bounds_every_judged_move_by_nodes(tmp_path, capsys, monkeypatch):
+    """The budget is nodes, so it is tested by nodes, not time: with the default lowered to 3,000
+    nodes, three hard 7 x 7 moves are judged (unsettled) and the run ends."""
+    from solver.solve import budget
+    monkeypatch.setattr(budget, "DEFAULT_MOVE_NODES", 3000)
+    f = tmp_path / "g.txt"
+    f.write_text("".join(f"move: {m}\n{SIX_EMPTY}\n\n" for m in ("g7", "g4", "a1")))
+    assert main(["verify", str(f), "--json"]) == 1
+    out, err = capsys.readouterr()
+    checks, summary = _checks(out)
+    assert [c["verdict"] for c in checks] == ["unsettled"] * 3 and "3,000 nodes of the search" in err

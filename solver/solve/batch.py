@@ -57,6 +57,7 @@ from solver.io.formats import Entry, PositionFormatError, read_file, write_fen
 from solver.io.pgn import Pick
 from solver.oracles.oracle import Progress
 from solver.solve.analysis import Evaluation, Interval, proved_outcome_class
+from solver.solve import budget
 from solver.solve.cache import Cache, CacheError, board_row, side_row
 from solver.solve.report import BoardResult, Report, SideResult, side_json
 from solver.solve.solver import Solver, check_expect
@@ -561,21 +562,26 @@ class Output:
 def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None,
               stream: TextIO | None = None, cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None,
               progress: Callable[[Summary], None] | None = None,
-              live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
+              live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None,
+              notice: Callable[[str], None] | None = None) -> Summary:
     """Solve every position of ``files`` (of a PGN file, the positions ``pick`` takes from its games); records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
     of the searches running now (read it with :func:`live_status`). Ctrl-C stops the workers and
     raises KeyboardInterrupt after everything finished so far has been written. An
     ``out_path`` that may not be written raises :class:`solver.common.files.OutputError` first.
+    ``notice(line)`` is called once, before any solve, when no limit is given and some positions
+    may take long (:mod:`solver.solve.budget`).
     """
     start = time.perf_counter()
-    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view, pick)
+    return _run(files, options, jobs, out_path, stream, cache, fmt, rules or CLASSIC, progress, start, live_view, pick,
+                notice)
 
 
 def _run(files: list[str], options: Options, jobs: int, out_path: str | None, stream: TextIO | None,
          cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[Summary], None] | None, start: float,
-         live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None) -> Summary:
+         live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None,
+         notice: Callable[[str], None] | None = None) -> Summary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
@@ -595,6 +601,12 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
         else:
             assert tablebase is not None
             items.extend(_bulk_items(lines, tablebase, options, bulk_lines, bulk_prints))
+    if notice is not None and options.timeout is None and options.nodes is None and options.max_states is None:
+        algorithm_for = Solver(algorithm=options.solver, limits=Limits(max_memory=options.max_memory)).algorithm_for
+        long = [(f"{e.source}:{e.line}", e.position) for e in items
+                if isinstance(e, Entry) and budget.may_take_long(algorithm_for(e.position), e.position)]
+        if long:
+            notice(budget.many_note(long, len(items)))  # no silent hours
     bulk_seconds = json.dumps(round((time.perf_counter() - bulk_start) / max(1, len(bulk_lines)), 6)) + "}"
     summary = Summary(total=len(items))
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)

@@ -131,7 +131,7 @@ def batch_command(args: argparse.Namespace) -> int:
     try:
         summary = run_batch(args.files, options, jobs=args.jobs, out_path=args.out, stream=sys.stdout, cache=cache,
                             fmt=args.format, rules=parse_rules(args.rules), progress=progress, live_view=live_view,
-                            pick=game_pick(args))
+                            pick=game_pick(args), notice=lambda line: say(f"ataxx-solve batch: {line}"))
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()

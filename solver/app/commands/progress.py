@@ -57,6 +57,7 @@ class ProgressView:
     def __init__(self, describe: Callable[[Progress], str] | None = None, notation: Notation = UAI_NOTATION):
         self.describe = describe
         self.notation = notation
+        self.where = ""  # the position being solved ('file:line: '), shown first
         self.line = StatusLine()
         self.bar: Any = None
         self.phase: str | None = None
@@ -65,7 +66,7 @@ class ProgressView:
     def __call__(self, ev: Progress) -> None:
         if ev.phase == "searching":
             self._close_bar()
-            self.line.show(self.describe(ev) if self.describe else self.search_text(ev, self.notation))
+            self.line.show(self.describe(ev) if self.describe else self.where + self.search_text(ev, self.notation))
             return
         if self.bar is None or ev.phase != self.phase or ev.done < self.done:
             self._close_bar()

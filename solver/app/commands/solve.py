@@ -49,7 +49,7 @@ from solver.io.formats import (
     read_text,
 )
 from solver.oracles.search import TableFileError
-from solver.solve import certificate
+from solver.solve import budget, certificate
 from solver.solve.analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
 from solver.solve.report import Report, report_json, report_text, stop_text
 from solver.solve.solver import Solver
@@ -154,7 +154,6 @@ def solve_command(args: argparse.Namespace) -> int:
                     progress=view, tables=open_tables(args.tables, search_bytes=args.tables_memory), orth_depth=args.orth_depth, threads=args.threads,
                     table_file=args.table_file)
     limited = args.timeout is not None or args.max_states is not None or args.nodes is not None
-    unbounded_said = limited
     for item in items:
         if isinstance(item, PositionFormatError):
             emit_error(item, args.json)
@@ -176,10 +175,10 @@ def solve_command(args: argparse.Namespace) -> int:
             emit_error(PositionFormatError(str(exc), item.source, item.line), args.json)
             status = max(status, EXIT_INPUT)
             continue
-        if analyzer.oracle.proves_bounds and not unbounded_said:  # the search may run for hours: say how to stop it
-            unbounded_said = True
-            say(f"ataxx-solve: {item.source}:{item.line}: the search has no limit (--timeout SECONDS or --max-states "
-                 "N give it one); Ctrl-C or SIGTERM stops it and prints what it proved")
+        if not limited and budget.may_take_long(solver.algorithm_for(item.position), item.position):
+            say(f"ataxx-solve: {budget.no_limit_note(f'{item.source}:{item.line}', item.position)}")  # no silent hours
+        if view is not None:
+            view.where = f"{item.source}:{item.line}: "
         try:
             report = solver.solve(item, moves=args.moves, outcome_only=args.outcome_only, analyzer=analyzer,
                                   certify=args.certificate is not None, value=args.value or args.thermograph is not None,

@@ -55,6 +55,7 @@ from solver.play.verify import (
     summarise,
     summary_table,
 )
+from solver.solve import budget
 from solver.solve.solver import ALGORITHMS, Solver
 
 
@@ -91,6 +92,10 @@ def add_verify(commands: Commands) -> None:
                    help="judge only the moves of this player, named by the games' [Black]/[White] tags (Black is "
                         "X, the first mover) or a player: header (repeat for several); with --engine, the engines are asked "
                         "only where this player was to move")
+    p.add_argument("--no-limit", action="store_true",
+                   help="no budget per judged move where none is given (by default, where a move may take long to "
+                        f"judge, each gets {budget.DEFAULT_MOVE_NODES:,} nodes of the search, or "
+                        f"{budget.DEFAULT_MOVE_SECONDS:g} s with --threads over 1)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
     add_game_options(p, "every move of each game")
     add_notation_option(p)
@@ -149,6 +154,13 @@ def verify_command(args: argparse.Namespace) -> int:
         return (f"checked {done[0]}/{len(choices)}: searching, value {interval_text(ev.lower, ev.upper)} | "
                 f"{count_text(ev.done)} nodes, {count_text(rate)}/s")
 
+    if budget.unlimited(limits) and not args.no_limit:  # no silent hours: a default budget per judged move
+        algorithm_for = Solver(algorithm=args.solver, limits=limits, tables=tables).algorithm_for
+        first = next((c for c in choices if budget.may_take_long(algorithm_for(c.position), c.position)), None)
+        if first is not None:
+            limits = budget.default_budget(limits, args.threads)
+            where = f"{first.entry.source}:{first.entry.line}"
+            say(f"ataxx-solve verify: {budget.default_budget_note(limits, where, first.position)}")
     view = ProgressView(describe) if sys.stderr.isatty() else None
     solver = Solver(algorithm=args.solver, limits=limits,
                     progress=view, tables=tables)
