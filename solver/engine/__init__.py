@@ -9,7 +9,8 @@ kernel module through this package as an attribute, ``engine.search.search_test`
 
 - ``kernels``: the rules on bitboards (moves, play, game over, symmetry, hashing);
 - ``search``, ``dfpn``, ``ttable``: null-window tests by alpha-beta and by proof numbers, and
-  the transposition table they share (:mod:`solver.oracles.search`);
+  the transposition table they share (:mod:`solver.oracles.search`); ``lastplies``: exact solvers of
+  the last few empty squares and static scores, for those kernels to call;
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
   per-counter answers, its table and the options read from it (:mod:`solver.oracles.retro`);
 - ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps; ``tier_route``:
@@ -43,7 +44,7 @@ import numpy as np
 
 from solver.common.limits import TimeLimitError
 
-KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "retro", "counters", "solved", "options", "dense",
+KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "lastplies", "retro", "counters", "solved", "options", "dense",
                   "tier_kernels", "tier_route", "tbprobe", "perft", "fenscan")
 
 
