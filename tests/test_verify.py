@@ -219,7 +219,7 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     html = tmp_path / "r.html"
     start = tmp_path / "start.txt"  # the 7 x 7 start: nothing is settled in 6 s (the endgame above now is)
     start.write_text("name: first\nmove: b6\nx5o/7/7/7/7/7/o5x x 0 1\n\nname: second\nmove: b6\nx5o/7/7/7/7/7/o5x x 0 1\n")
-    proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(start), "--html", str(html)],
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(start), "--html", str(html), "--no-limit"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)
