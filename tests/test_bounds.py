@@ -193,7 +193,7 @@ def test_outcome_only_stops_at_the_outcome():
 
 @pytest.mark.slow
 def test_ctrl_c_prints_what_was_proved():
-    proc = subprocess.Popen([sys.executable, "-m", "solver", "--json"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "--json", "--no-limit"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
