@@ -202,7 +202,7 @@ def test_ctrl_c_prints_what_was_proved():
     proc.stdin.close()
     time.sleep(8)
     os.killpg(proc.pid, signal.SIGINT)
-    proc.wait(timeout=60)
+    proc.wait(timeout=600)
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     side = json.loads(out)["sides"]["x"]

@@ -14,7 +14,7 @@ from solver.solve.solver import choose_algorithm, estimate_states
 from solver.engine import kernels as K
 from solver.oracles.retro import RetroOracle
 from solver.oracles.search import SearchOracle
-from solver.game.bitboards import build_tables, mover_bits
+from solver.game.bitboards import board_arrays, mover_bits
 from solver.io.formats import parse_position
 from solver.game.notation import game_name
 from solver.oracles.reference import ReferenceSolution
@@ -46,7 +46,7 @@ def test_kernels_match_the_plain_rules(rules):
     buf = np.zeros(2000, np.int64)
     shapes = SHAPES + [(4, 4), (7, 7), (3, 5), (8, 8), (1, 64), (5, 6)]
     for p in random_positions(3, 250, shapes=shapes, rules=rules):
-        T = build_tables(p.board, rules)
+        T = board_arrays(p.board, rules)
         m, t = map(np.uint64, mover_bits(p))
         over, score = K.game_status(m, t, p.counter, T.playable, T.reach, T.rules)
         result = p.result()

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from solver.solve import batch
-from solver.solve.batch import Options, run_batch
+from solver.solve.batch import BatchOptions, run_batch
 from solver.game.board import Board
 from solver.app.cli import main
 from solver.io.fenlines import read_fen_lines
@@ -111,7 +111,7 @@ def test_batch_from_tables_in_bulk_writes_the_records_of_the_present_path(tmp_pa
         f = tmp_path / f"p{n}.txt"
         f.write_text("\n\n".join(sample_lines(rng, large=False)) + "\n")
         files.append(f)
-    options = Options(tables=str(tables))
+    options = BatchOptions(tables=str(tables))
     fast_summary, fast = record_lines(files, options, monkeypatch, bulk=True)
     slow_summary, slow = record_lines(files, options, monkeypatch, bulk=False)
     assert len(fast) == len(slow) > 600
@@ -130,7 +130,7 @@ def test_bulk_records_resume(tmp_path, tables, monkeypatch):
     f = tmp_path / "p.txt"
     f.write_text("\n\n".join(p.fen() for p in random_positions(Board(3, 4), 300, (1, 6), 3)) + "\n")
     out = str(tmp_path / "out.jsonl")
-    options = Options(tables=str(tables))
+    options = BatchOptions(tables=str(tables))
     first, lines = record_lines([f], options, monkeypatch, bulk=True, out=out)
     assert (first.solved, first.resumed) == (300, 0)
     with open(out) as fh:  # an interrupted run: a third of the records and half a line

@@ -15,15 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from solver.solve.batch import Options, run_batch
+from solver.solve.batch import BatchOptions, run_batch
 from solver.solve.cache import Cache
 from solver.app.cli import main
+from solver.common.work import counting
 from solver.io.formats import read_positions
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FAKE = f"{sys.executable} {HERE / 'fake_uai.py'}"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+HANG_GUARD = 300  # seconds a test waits before it calls a process hung: a guard, never a measure of speed
 TWO = "name: a\nexpect: x=-3\nx...o\n\nname: b\nx..\n...\n..o\n"
 SLOW = "x...\n....\n...o\n"  # the 3 x 4 start: a minute for the reference solver
 
@@ -39,7 +41,7 @@ def one_line(err: str) -> str:
     return err.strip()
 
 
-def cli(argv, stdin_text=None, stdout=subprocess.PIPE, timeout=120, **kw):
+def cli(argv, stdin_text=None, stdout=subprocess.PIPE, timeout=HANG_GUARD, **kw):
     """The command in a real process, from the worktree."""
     return subprocess.run([sys.executable, "-m", "solver", *argv], input=stdin_text, stdout=stdout,
                           stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT, timeout=timeout, **kw)
@@ -284,9 +286,11 @@ def test_a_bad_position_in_a_batch_is_reported_and_the_batch_goes_on(tmp_path, c
     "x..o" + " " * 100_000 + "3\n",
 ])
 def test_pathological_inputs_parse_in_linear_time(text):
-    start = time.perf_counter()
-    items = read_positions(text, "big.txt")
-    assert time.perf_counter() - start < 2.0
+    """Counted, not timed (solver.common.work): the characters the readers look at stay within a
+    constant times the input (the quadratic expressions looked at each character again per line)."""
+    with counting() as work:
+        items = read_positions(text, "big.txt")
+    assert work.steps <= 40 * len(text) + 4_000, work
     assert all(len(str(i)) < 300 for i in items if isinstance(i, ValueError))
 
 
@@ -308,7 +312,7 @@ def _unprivileged(argv, cwd) -> subprocess.CompletedProcess:
             "import solver.app.cli, solver.solve.batch, solver.solve.cache, solver.engine; "
             "os.setgid(65534); os.setuid(65534); sys.exit(solver.app.cli.main(sys.argv[2:]))")
     return subprocess.run([sys.executable, "-c", code, str(ROOT), *argv], capture_output=True, text=True, env=ENV,
-                          cwd=cwd, timeout=120)
+                          cwd=cwd, timeout=HANG_GUARD)
 
 
 def test_a_read_only_cache_is_refused_in_one_line():
@@ -336,7 +340,7 @@ def test_a_cache_that_fills_up_is_dropped_and_the_batch_goes_on(tmp_path):
                 db.execute("INSERT INTO solved VALUES ('classic', ?, 'side', 0, 0, NULL, NULL, 0, 0, NULL)",
                            (f"zz{k:09d}",))
     out = io.StringIO()
-    summary = run_batch([str(f)], Options(solver="reference"), cache=cache, stream=out)
+    summary = run_batch([str(f)], BatchOptions(solver="reference"), cache=cache, stream=out)
     cache.close()
     assert summary.solved == 2 and summary.failed == 0
     assert "database or disk is full" in summary.cache_problem
@@ -412,7 +416,7 @@ def test_two_processes_create_the_same_new_cache(tmp_path):
         procs = [subprocess.Popen([sys.executable, "-c", code, str(ROOT), str(path), str(start)],
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]
         for p in procs:
-            _, err = p.communicate(timeout=60)
+            _, err = p.communicate(timeout=HANG_GUARD)
             assert p.returncode == 0, err
         assert Cache(path).stats()["total"] == 0
 
@@ -437,14 +441,12 @@ def suite(tmp_path):
 ])
 @pytest.mark.slow
 def test_engine_output_is_bounded_and_any_bytes_are_survived(suite, capsys, mode, problem):
-    start = time.perf_counter()
     status = main(["verify", str(suite), "--engine", f"{FAKE} {mode}", "--json", "--move-timeout", "20"])
     out, err = capsys.readouterr()
     assert status == 1  # every answer was a problem
     checks = [r for r in _lines(out) if "summary" not in r]
     assert [c["problem"] for c in checks] == [problem, problem]
-    assert "Traceback" not in err and "Exception" not in err
-    assert time.perf_counter() - start < 30
+    assert "Traceback" not in err and "Exception" not in err  # (a hang would be "hung", not these problems)
 
 
 @pytest.mark.parametrize("mode", ["fork", "daemon"])
@@ -467,9 +469,7 @@ def test_an_engine_that_forks_takes_its_children_with_it(suite, tmp_path, capsys
 
 def test_reference_engine_honours_the_timeout(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SLOW.encode())))
-    start = time.perf_counter()
-    assert main(["--solver", "reference", "--timeout", "1"]) == 1
-    assert time.perf_counter() - start < 4
+    assert main(["--solver", "reference", "--timeout", "1"]) == 1  # (without the timeout: hours)
     line = one_line(capsys.readouterr().err)
     assert line.startswith("<stdin>:1: stopped: the reference solver ran out of time (") and \
         "(raise --timeout to go further); proved X to move -" in line
@@ -481,13 +481,12 @@ def test_reference_engine_honours_max_memory(monkeypatch, capsys):
     assert "the reference solver needs more than 5.0 MiB" in one_line(capsys.readouterr().err)
 
 
-def _interrupt(proc, after_ready) -> float:
-    """Ctrl-C as a terminal sends it (to the whole process group); the seconds until the exit."""
+def _interrupt(proc, after_ready) -> None:
+    """Ctrl-C as a terminal sends it (to the whole process group), and the exit waited for (a
+    guard of minutes against a hang: how soon it stops is not something a test can time)."""
     after_ready()
-    start = time.perf_counter()
     os.killpg(proc.pid, signal.SIGINT)
-    proc.wait(timeout=30)
-    return time.perf_counter() - start
+    proc.wait(timeout=HANG_GUARD)
 
 
 def _interruptible(argv) -> subprocess.Popen:
@@ -498,7 +497,7 @@ def _interruptible(argv) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_perft_within_a_second():
+def test_ctrl_c_stops_perft():
     from solver.game.perft import perft
     from solver.io.formats import parse_fen
     from solver.game.rules import UAI
@@ -506,8 +505,8 @@ def test_ctrl_c_stops_perft_within_a_second():
     perft(parse_fen("startpos", UAI), 2)  # the kernel is compiled and cached before the clock starts
     proc = _interruptible(["perft", "startpos", "10"])
     try:
-        took = _interrupt(proc, lambda: time.sleep(3))
-        assert proc.returncode == 130 and took < 1.0
+        _interrupt(proc, lambda: time.sleep(3))  # perft of depth 10 runs for hours: only Ctrl-C ends it
+        assert proc.returncode == 130
         assert proc.stderr.read() == "ataxx-solve: interrupted\n"
     finally:
         proc.kill()
@@ -530,14 +529,12 @@ def test_ctrl_c_or_sigterm_in_a_batch_with_two_jobs_prints_one_line(tmp_path, si
 
     try:
         if signal_name == "SIGINT":
-            took = _interrupt(proc, ready)
+            _interrupt(proc, ready)
         else:
             ready()
-            start = time.perf_counter()
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
-            took = time.perf_counter() - start
-        assert proc.returncode == status and took < 5
+            proc.wait(timeout=HANG_GUARD)
+        assert proc.returncode == status
         assert proc.stderr.read() == ("ataxx-solve batch: interrupted; what was solved is kept: run the same "
                                       "command again to resume\n")
         end = time.time() + 5
@@ -612,7 +609,7 @@ def test_sigterm_ends_a_solve_with_its_report():
         proc.stdin.close()
         time.sleep(6)  # the kernels are loaded and the search is on
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_GUARD)
         out, err = proc.stdout.read(), proc.stderr.read()
     finally:
         proc.kill()

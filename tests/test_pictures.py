@@ -105,7 +105,7 @@ def test_dot_file_loads_in_graphviz(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x.#o\n.##.\n")))
     out = tmp_path / "tree.dot"
     assert main(["--dot", str(out), "--tree-depth", "3"]) == 0
-    r = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     rendered = ET.fromstring(r.stdout)
     groups = [g for g in rendered.iter(SVG + "g") if g.get("class") == "node"]
@@ -300,7 +300,7 @@ def test_audit_page_renders_in_headless_chromium(tmp_path):
     png = tmp_path / "audit.png"
     r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                         "--window-size=900,1800", f"--screenshot={png}", html.as_uri()],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and png.exists(), r.stderr[-500:]
     pixels = _png_pixels(png.read_bytes())
     assert len(pixels) == 900 * 1800

@@ -106,10 +106,10 @@ def test_fake_uai_engine(suite, capsys, mode, verdicts, problem):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode,problem", [("hang", "no answer to go within 2 s"), ("crash", "crashed")])
+@pytest.mark.parametrize("mode,problem", [("hang", "no answer to go within 5 s"), ("crash", "crashed")])
 def test_engine_is_restarted_after_a_hang_or_crash(suite, tmp_path, capsys, mode, problem):
     once = tmp_path / "once"
-    status = main(["verify", str(suite), "--engine", f"{FAKE} {mode} {once}", "--json", "--move-timeout", "2"])
+    status = main(["verify", str(suite), "--engine", f"{FAKE} {mode} {once}", "--json", "--move-timeout", "5"])
     assert status == 1
     checks, _ = _checks(capsys.readouterr().out)
     assert problem in checks[0]["problem"]
@@ -163,7 +163,7 @@ def test_html_report_loads_in_headless_chromium(suite, tmp_path, capsys):
     assert main(["verify", str(suite), "--engine", "builtin:random", "--engine", f"{FAKE} bad",
                  "--html", str(html)]) == 0
     r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.as_uri()],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-500:]
     dom = r.stdout
     assert '<table id="summary">' in dom
@@ -224,7 +224,7 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)
     os.killpg(proc.pid, signal.SIGINT)
-    proc.wait(timeout=60)
+    proc.wait(timeout=600)
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     assert "player" in out and "interrupted after" in err and html.exists()
@@ -239,7 +239,7 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
 def test_engine_failures_are_told_apart_by_type(mode, error, message):
     from solver.play import uai_client as uai
 
-    engine = uai.UAIEngine(f"{FAKE} {mode}", timeout=1)
+    engine = uai.UAIClient(f"{FAKE} {mode}", timeout=1 if mode == "hang" else 60)  # a loaded machine is no hang
     try:
         with pytest.raises(getattr(uai, error), match=message) as info:
             engine.bestmove("x1o x 0 1")
@@ -251,14 +251,14 @@ def test_engine_failures_are_told_apart_by_type(mode, error, message):
     if mode == "crash":
         assert info.value.returncode == 3
     with pytest.raises(uai.EngineError, match="^cannot start '/nonexistent/engine': No such file") as missing:
-        uai.UAIEngine("/nonexistent/engine").bestmove("x1o x 0 1")
+        uai.UAIClient("/nonexistent/engine").bestmove("x1o x 0 1")
     assert type(missing.value) is uai.EngineError
 
 
 def test_unexpected_engine_output_is_logged_not_fatal(caplog):
     from solver.play import uai_client as uai
 
-    engine = uai.UAIEngine(f"{FAKE} noisy")
+    engine = uai.UAIClient(f"{FAKE} noisy")
     try:
         with caplog.at_level("WARNING", logger="solver.play.uai_client"):
             assert engine.bestmove("x1o x 0 1") == "b1"

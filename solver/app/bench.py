@@ -55,7 +55,7 @@ from solver.game.perft import perft
 from solver.game.rules import CLASSIC, UAI, O, Position, X, parse_rules
 from solver.io.formats import Entry, parse_fen, parse_position, read_file, write_fen
 from solver.oracles.search import SearchOracle
-from solver.solve.batch import Options, run_batch
+from solver.solve.batch import BatchOptions, run_batch
 from solver.solve.solver import Solver
 from solver.tables.build import build, executor_for
 from solver.tables.game import AtaxxGame
@@ -309,7 +309,7 @@ def _tables_batch() -> Row:
         src.write_text("\n\n".join(lines) + "\n")
         with open(os.devnull, "w") as sink:
             t = time.perf_counter()
-            summary = run_batch([str(src)], Options(tables=d), jobs=os.cpu_count() or 1, stream=sink)
+            summary = run_batch([str(src)], BatchOptions(tables=d), jobs=os.cpu_count() or 1, stream=sink)
             seconds = time.perf_counter() - t
     return Row("4x4 tables, batch --tables", "tables", summary.solved, seconds, _peak_bytes(),
                "value, depth and best move per position; reading the file included")

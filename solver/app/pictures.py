@@ -29,8 +29,9 @@ from solver.game.rules import (
     side_name,
 )
 from solver.io.formats import Entry, grid_rows, write_fen
+from solver.oracles.oracle import StopReason
 from solver.oracles.search import SearchOracle
-from solver.play.verify import Check, PlayerSummary, Verifier
+from solver.play.verify import Check, PlayerSummary, Verdict, Verifier
 from solver.solve.analysis import Analyzer, Interval
 
 DEFAULT_TREE_DEPTH = 2
@@ -171,7 +172,7 @@ def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None
                 share = searcher.states + max(1, nodes // len(moves))
                 searcher.node_limit = min(node_limit, share) if node_limit else share
             b = oracle.bounds(c)
-            if b.stopped == "interrupt":
+            if b.stopped == StopReason.INTERRUPT:
                 raise KeyboardInterrupt
             out[m] = Interval.from_mover(c.turn, b.lower, b.upper, squares)
         return out
@@ -594,21 +595,8 @@ def _points(n: int) -> str:
 
 
 def mover_words(p: Position, iv: Interval) -> str:
-    """What ``iv`` (X's side) means for the side to move of ``p``: 'wins by 3', 'loses by 2 to 5',
-    'draws', 'at least draws', 'loses by at least 4', ..."""
-    lo, hi = iv.for_mover(p.turn)
-    top = iv.squares
-    if lo == hi:
-        return f"wins by {lo}" if lo > 0 else f"loses by {-lo}" if lo < 0 else "draws"
-    if lo > 0:
-        return f"wins by at least {lo}" if hi >= top else f"wins by {lo} to {hi}"
-    if hi < 0:
-        return f"loses by at least {-hi}" if lo <= -top else f"loses by {-hi} to {-lo}"
-    if lo == 0:
-        return "at least draws"
-    if hi == 0:
-        return "at most draws"
-    return f"has an outcome not proved ({signed(lo)}..{signed(hi)} for it)"
+    """What ``iv`` (X's side) means for the side to move of ``p``: :meth:`Interval.words_for`."""
+    return iv.words_for(p.turn)
 
 
 def verdict_words(c: Check) -> str:
@@ -619,14 +607,14 @@ def verdict_words(c: Check) -> str:
     if c.verdict is None or c.value_interval is None or c.best_interval is None:
         return f"{c.move}: not judged"
     p, played, best = c.position, c.value_interval, c.best_interval
-    if c.verdict == "optimal":
+    if c.verdict == Verdict.OPTIMAL:
         return f"{c.move} is optimal: it {mover_words(p, played)}, the most the position gives (value {played.text()})"
-    if c.verdict == "unsettled":
+    if c.verdict == Verdict.UNSETTLED:
         mover = side_name(p.turn)
         return (f"{c.move} is unsettled: after it {mover} {mover_words(p, played)}; with the best move {mover} "
                 f"{mover_words(p, best)}; the budget ran out before a loss of points was proved or ruled out "
                 f"(values, X's side: {best.text()} the position, {played.text()} the move)")
-    article = "an" if c.verdict == "inaccuracy" else "a"
+    article = "an" if c.verdict == Verdict.INACCURACY else "a"
     best_part = f"best {c.best_move} {mover_words(p, best)}" if c.best_move else f"the best move {mover_words(p, best)}"
     given = _points(c.loss) if c.loss is not None else f"at least {_points(c.min_loss or 0)}"
     return (f"{c.move} is {article} {c.verdict}: it {mover_words(p, played)}; {best_part} "
@@ -761,7 +749,7 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
     before = last_moves(checks)
     cards = []
     for k, c in enumerate(checks):
-        if c.verdict in ("inaccuracy", "blunder", "unsettled") and c.value_interval and c.best_interval:
+        if c.verdict in (Verdict.INACCURACY, Verdict.BLUNDER, Verdict.UNSETTLED) and c.value_interval and c.best_interval:
             try:
                 svg = check_svg(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
             except KeyboardInterrupt:  # Ctrl-C while solving the moves: the rest untinted

@@ -1,7 +1,7 @@
 """Boards and rules as bit sets and arrays: what the compiled kernels are given.
 
 Everything a kernel (:mod:`solver.engine`) needs about the board and the rules
-travels as plain numpy arrays and integers (:class:`Tables`), built here from
+travels as plain numpy arrays and integers (:class:`BoardArrays`), built here from
 :class:`solver.game.board.Board` and :class:`solver.game.rules.Rules`; positions travel as
 ``(mine, theirs, counter)``, the mover's pieces first (:func:`mover_bits`), and
 moves as integer codes (:func:`move_code`, :func:`code_move`). No numba here.
@@ -33,8 +33,9 @@ COUNTER_KINDS = {None: 0, COUNTER_HALFMOVE: 1, COUNTER_JUMPS: 2, COUNTER_PLIES: 
 
 
 @dataclass(frozen=True)
-class Tables:
-    """Geometry and rules as arrays.
+class BoardArrays:
+    """A board's geometry and a rule set as the kernels' arrays (not a tablebase: those are
+    :mod:`solver.tables`; nor the search's transposition table: :mod:`solver.engine.ttable`).
 
     ``adj[sq]``/``jmp[sq]``: squares a clone/jump reaches from sq (non-blocks);
     ``reach = adj | jmp``; ``symperm[s]``/``syminv[s]``: the square permutation of
@@ -64,7 +65,7 @@ class Tables:
         return self.symperm.shape[0]
 
 
-def build_tables(board: Board, rules: Rules, symmetry: bool = True) -> Tables:
+def board_arrays(board: Board, rules: Rules, symmetry: bool = True) -> BoardArrays:
     n = board.size
     adj = np.array(board.neighbours, dtype=np.uint64)
     jmp = np.array(board.jump_targets(rules.jump3), dtype=np.uint64)
@@ -87,7 +88,7 @@ def build_tables(board: Board, rules: Rules, symmetry: bool = True) -> Tables:
     meta = np.array([len(perms), nbytes, npack, n], dtype=np.int64)
     rule_arr = np.array([int(rules.wipeout_ends), COUNTER_KINDS[rules.counter], rules.limit,
                          int(rules.limit_is_draw)], dtype=np.int64)
-    return Tables(board, rules, np.uint64(board.playable), adj, jmp, adj | jmp, symperm, syminv,
+    return BoardArrays(board, rules, np.uint64(board.playable), adj, jmp, adj | jmp, symperm, syminv,
                   (symbytes, packbytes, meta), rule_arr)
 
 
@@ -144,3 +145,8 @@ def code_move(code: int) -> Move:
     if code < 64:
         return Move(-1, code)
     return Move(code // 64 - 1, code & 63)
+
+
+# The names before, while callers under way move to the new ones.
+Tables = BoardArrays
+build_tables = board_arrays

@@ -12,7 +12,7 @@ from typing import Literal, overload
 import numpy as np
 
 from solver import engine
-from solver.game.bitboards import build_tables, mover_bits
+from solver.game.bitboards import board_arrays, mover_bits
 from solver.game.board import Board
 from solver.game.rules import Position
 
@@ -58,7 +58,7 @@ def perft(position: Position, depth: int, divide: bool = False,
     Ctrl-C or ``deadline`` (a time.monotonic() value) stops it cleanly."""
     if not 0 <= depth <= MAX_DEPTH:
         raise ValueError(f"perft depth must be between 0 and {MAX_DEPTH}, not {depth}")
-    T = build_tables(position.board, position.rules, symmetry=False)
+    T = board_arrays(position.board, position.rules, symmetry=False)
     g = geometry(position.board, position.rules.jump3)
     rules = tuple(np.int64(x) for x in T.rules[:3])  # wipeout_ends, counter kind, limit: scalars
 

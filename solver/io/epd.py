@@ -244,7 +244,7 @@ def is_epd_output(first: bytes) -> bool:
 
 
 def suite_lines(records: list) -> list[str]:
-    """The EPD lines of batch records (:attr:`solver.solve.batch.Summary.records`: dicts, or their JSON
+    """The EPD lines of batch records (:attr:`solver.solve.batch.BatchSummary.records`: dicts, or their JSON
     text), in order; records without a position give none."""
     out: list[str] = []
     for rec in records:

@@ -37,6 +37,7 @@ from solver.common.limits import (
     TimeLimitError,
 )
 from solver.common.scores import INF_SCORE, M, parent_score, score_of
+from solver.common.words import Word
 from solver.game.rules import Move, Position, Side, X
 from solver.oracles.side_options import OptionArrays
 
@@ -91,7 +92,7 @@ class Bounds:
     best_lower: int
     nodes: int = 0
     seconds: float = 0.0
-    stopped: str | None = None
+    stopped: str | None = None  # a StopReason (the search answers its words, equal to the members)
     outcome_seconds: float | None = None
 
     @property
@@ -99,25 +100,47 @@ class Bounds:
         return self.lower == self.upper
 
 
-STOP_REASONS = {"time": "out of time", "nodes": "the node limit", "budget": "the node limit",
-                "memory": "the memory budget", "stack": "the memory budget", "states": "the state limit",
-                "interrupt": "interrupted",
-                "depth": "a test of the depth went past its node budget (the value is exact)"}
+class StopReason(Word):
+    """Why the work stopped before everything was proved: the ``stopped`` word of a side's result,
+    of :class:`Bounds` and of ``--json`` (a member equals its word)."""
+
+    TIME = "time"            # out of time (a timeout, a deadline)
+    NODES = "nodes"          # the node limit of the search
+    BUDGET = "budget"        # a test's own node budget (the search's exact analysis)
+    MEMORY = "memory"        # the memory budget
+    STACK = "stack"          # the search's stack, grown to the memory budget
+    STATES = "states"        # the state limit of an enumerating solver
+    INTERRUPT = "interrupt"  # Ctrl-C or SIGTERM
+    DEPTH = "depth"          # a test of the depth went past its node budget (the value is exact)
+    LIMIT = "limit"          # another limit
+
+    @property
+    def text(self) -> str:
+        """In a few words: 'out of time', 'the node limit', ..."""
+        return STOP_REASONS[self]
 
 
-def stop_reason(exc: BaseException) -> str:
+STOP_REASONS: dict[str, str] = {StopReason.TIME: "out of time", StopReason.NODES: "the node limit",
+                StopReason.BUDGET: "the node limit", StopReason.MEMORY: "the memory budget",
+                StopReason.STACK: "the memory budget", StopReason.STATES: "the state limit",
+                StopReason.INTERRUPT: "interrupted",
+                StopReason.DEPTH: "a test of the depth went past its node budget (the value is exact)",
+                StopReason.LIMIT: "a limit"}
+
+
+def stop_reason(exc: BaseException) -> StopReason:
     """The ``stopped`` word for a limit error or an interrupt."""
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupt"
+        return StopReason.INTERRUPT
     if isinstance(exc, TimeLimitError):
-        return "time"
+        return StopReason.TIME
     if isinstance(exc, MemoryLimitError):
-        return "memory"
+        return StopReason.MEMORY
     if isinstance(exc, BudgetError):
-        return "depth"
+        return StopReason.DEPTH
     if isinstance(exc, StateLimitError):
-        return "nodes" if "node" in str(exc) else "states"
-    return "limit"
+        return StopReason.NODES if "node" in str(exc) else StopReason.STATES
+    return StopReason.LIMIT
 
 
 def mover_value(p: Position, score: int) -> int:
@@ -237,5 +260,5 @@ class Oracle(ABC):
 
     def stop_message(self, reason: str) -> str:
         """Why the work stopped, in a few words ('' for an interrupt)."""
-        return "" if reason == "interrupt" else STOP_REASONS.get(reason, reason)
+        return "" if reason == StopReason.INTERRUPT else STOP_REASONS.get(reason, reason)
 

@@ -20,7 +20,7 @@ from solver.common.limits import (
     default_memory_budget,
     size_name,
 )
-from solver.game.bitboards import build_tables, mover_bits
+from solver.game.bitboards import board_arrays, mover_bits
 from solver.game.board import Board
 from solver.game.rules import Position, Rules, Side
 from solver.oracles.oracle import Oracle, Progress, ProgressCallback
@@ -52,7 +52,7 @@ class RetroOracle(Oracle):
     def __init__(self, board: Board, rules: Rules, max_states: int | None = None, max_memory: int | None = None,
                  deadline: float | None = None, symmetry: bool = True, progress: ProgressCallback | None = None):
         super().__init__(deadline, progress)
-        self.tables = build_tables(board, rules, symmetry)
+        self.tables = board_arrays(board, rules, symmetry)
         self.max_states = max_states if max_states is not None else (1 << 31) - 2
         self.max_memory = max_memory if max_memory is not None else default_memory_budget()
         self.boards = rules.counter is not None

@@ -13,7 +13,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from solver import engine
-from solver.game.bitboards import Tables, code_move, mover_bits
+from solver.game.bitboards import BoardArrays, code_move, mover_bits
 from solver.game.board import Board
 from solver.game.rules import Move, Position, Side, X
 
@@ -57,7 +57,7 @@ class OptionArrays(NamedTuple):
 class SolvedGraph(Protocol):
     """What :func:`options_of` reads from a solved graph (:class:`solver.oracles.retro.RetroOracle`)."""
 
-    tables: Tables
+    tables: BoardArrays
     table: np.ndarray
 
     @property

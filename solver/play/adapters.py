@@ -46,7 +46,7 @@ from solver.play.uai_client import (
     EngineProtocolError,
     EngineTerminatedError,
     EngineTimeoutError,
-    UAIEngine,
+    UAIClient,
 )
 
 CS61B_SIZE = 7
@@ -63,7 +63,7 @@ class CannotAskError(EngineError):
     program, a board it cannot set up); the program is not at fault and keeps running."""
 
 
-class _Program(UAIEngine):
+class _Program(UAIClient):
     """A program's process, bounded reads and writes (the UAI client's), without UAI's handshake."""
 
     def _start(self) -> None:

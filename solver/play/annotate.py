@@ -29,6 +29,7 @@ from typing import Iterable, Protocol
 
 from solver.game.rules import CLASSIC, Rules
 from solver.io.pgn import Game, looks_like_pgn, read_games, write_game
+from solver.play.verify import Verdict
 from solver.solve.analysis import Interval
 
 MARK = "% written by ataxx-solve verify --annotate"
@@ -42,7 +43,7 @@ class Judged(Protocol):
     source: str
     name: str | None
     move: str
-    verdict: str | None
+    verdict: Verdict | None
     best_move: str | None
     value_interval: Interval | None
     best_interval: Interval | None
@@ -77,9 +78,9 @@ def comment(check: Judged) -> str | None:
     played, best = check.value_interval, check.best_interval
     if played is None or best is None or check.verdict is None:
         return None
-    if check.verdict == "optimal":
+    if check.verdict == Verdict.OPTIMAL:
         return f"optimal, {played.text()}"
-    if check.verdict == "unsettled":
+    if check.verdict == Verdict.UNSETTLED:
         return f"unsettled: played {played.text()}, best {best.text()}"
     by = f" by {check.best_move}" if check.best_move else ""
     return f"played {played.text()}, best {best.text()}{by}"

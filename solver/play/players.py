@@ -21,7 +21,7 @@ import random
 from solver.game.board import popcount
 from solver.game.rules import Move, Position, Side, X
 from solver.play.adapters import ColonProgram, CS61BProgram, History, make_program
-from solver.play.uai_client import UAIEngine
+from solver.play.uai_client import UAIClient
 
 
 class Player:
@@ -164,10 +164,10 @@ class BuiltinAsker:
 
 
 class EngineAsker:
-    """A UAI engine (:class:`solver.play.uai_client.UAIEngine`) as something to ask for moves."""
+    """A UAI engine (:class:`solver.play.uai_client.UAIClient`) as something to ask for moves."""
 
     def __init__(self, command: str, go: str, timeout: float):
-        self.engine = UAIEngine(command, go=go, timeout=timeout)
+        self.engine = UAIClient(command, go=go, timeout=timeout)
         self.name = command
 
     def bestmove(self, p: Position, history: History | None = None) -> str:

@@ -147,7 +147,7 @@ class EngineProtocolError(EngineError):
     answer over the size limits."""
 
 
-class UAIEngine:
+class UAIClient:
     def __init__(self, command: str, go: str = "depth 6", timeout: float = 10.0, startup_timeout: float = 10.0):
         self.command = command
         try:

@@ -162,7 +162,7 @@ def time_budget(g: GoLimits, turn: str) -> float | None:
 
 
 @dataclass
-class Choice:
+class BestMove:
     """The move to play and why: ``kind`` 'proved' (optimal, value proved), 'bound' (proves the
     lower bound), 'greedy' (nothing proved), 'pass' or 'over'."""
 
@@ -179,7 +179,7 @@ class Choice:
 class _Search:
     """One ``go``: a worker thread solving, a watchdog, and the answer given once."""
 
-    def __init__(self, engine: "UAIEngine", position: Position, g: GoLimits):
+    def __init__(self, engine: "UAIServer", position: Position, g: GoLimits):
         self.engine = engine
         self.position = position
         self.go = g
@@ -221,7 +221,7 @@ class _Search:
         self.engine.send("bestmove " + ("0000" if c.move is None else p.move_name(c.move)))
         self.done.set()
 
-    def _best_now(self) -> Choice:
+    def _best_now(self) -> BestMove:
         """The worker's choice, or one from the live progress when the worker has not finished."""
         c = self.choice
         live = self.live
@@ -296,20 +296,20 @@ def _answer_is_legal(p: Position, move: Move | None) -> bool:
     return p.is_legal(move)
 
 
-def first_choice(p: Position) -> Choice:
+def first_choice(p: Position) -> BestMove:
     """The answer before any search: 0000 when the game is over or the mover must pass, the only
     legal move, or the greedy player's move."""
     if p.is_over():
-        return Choice(None, "over", note="the game is over")
+        return BestMove(None, "over", note="the game is over")
     moves = p.legal_moves()
     if moves == [PASS]:
-        return Choice(None, "pass", note="no move but a pass")
+        return BestMove(None, "pass", note="no move but a pass")
     if len(moves) == 1:
-        return Choice(moves[0], "only", note="the only legal move")
-    return Choice(GreedyPlayer(seed=0).choose(p), "greedy", note="nothing proved: the greedy move")
+        return BestMove(moves[0], "only", note="the only legal move")
+    return BestMove(GreedyPlayer(seed=0).choose(p), "greedy", note="nothing proved: the greedy move")
 
 
-def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seconds: float) -> Choice:
+def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seconds: float) -> BestMove:
     """The move to play from a side's result (:class:`solver.solve.report.SideResult`): proved-optimal
     where the value is exact, else the move that proves the lower bound, else ``fallback``."""
     squares = p.board.playable.bit_count()
@@ -317,7 +317,7 @@ def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seco
     sign = 1 if p.turn == X else -1
     bound = None if res.best_bound is None else res.best_bound * sign
     line = [] if res.line is None else res.line.names()
-    c = Choice(fallback, "greedy", lo, hi, nodes=nodes, seconds=seconds)
+    c = BestMove(fallback, "greedy", lo, hi, nodes=nodes, seconds=seconds)
     if lo == hi and res.optimal_moves:
         c.move = res.best_move if res.best_move in res.optimal_moves else res.optimal_moves[0]
         c.kind = "proved"
@@ -341,7 +341,7 @@ def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seco
     return c
 
 
-def score_words(c: Choice, squares: int) -> str:
+def score_words(c: BestMove, squares: int) -> str:
     """The ``score`` part of an info line ('' when nothing is proved)."""
     lo, hi = c.lower, c.upper
     if lo is None or hi is None:
@@ -355,7 +355,7 @@ def score_words(c: Choice, squares: int) -> str:
     return ""
 
 
-class UAIEngine:
+class UAIServer:
     """The protocol: :meth:`handle` one line (False after ``quit``), :meth:`run` over a stream."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None):
@@ -390,7 +390,7 @@ class UAIEngine:
         except (OSError, ValueError):
             pass
 
-    def send_info(self, c: Choice, p: Position) -> None:
+    def send_info(self, c: BestMove, p: Position) -> None:
         ms = max(1, int(c.seconds * 1000))
         words = [f"info nodes {c.nodes}", f"nps {int(c.nodes * 1000 / ms)}", f"time {ms}"]
         score = score_words(c, p.board.playable.bit_count())
@@ -632,4 +632,4 @@ def _whole(text: str, name: str, low: int, high: int) -> int:
 def main(stream: TextIO | None = None) -> int:
     """``ataxx-solve uai``: the protocol on standard input and output until ``quit``."""
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    return UAIEngine().run(stream)
+    return UAIServer().run(stream)

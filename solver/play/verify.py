@@ -25,6 +25,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence
 
+from solver.common.words import Word
 from solver.game.notation import Notation
 from solver.game.rules import (
     IllegalMoveError,
@@ -35,10 +36,20 @@ from solver.game.rules import (
     side_name,
 )
 from solver.io.formats import Entry, MovesBefore, PositionFormatError, printable, write_fen
+from solver.oracles.oracle import StopReason
 from solver.play.adapters import History
 from solver.play.uai_client import EngineError
 from solver.solve.analysis import Analyzer, Interval
 from solver.solve.solver import Solver
+
+
+class Verdict(Word):
+    """The verdict on a judged move (the ``verdict`` word of ``--json``; module docstring)."""
+
+    OPTIMAL = "optimal"
+    INACCURACY = "inaccuracy"
+    BLUNDER = "blunder"
+    UNSETTLED = "unsettled"
 
 
 class Asker(Protocol):
@@ -62,10 +73,28 @@ class Check:
     best: int | None = None   # X's side, the position's value (when exact)
     best_move: str | None = None
     loss: int | None = None   # points the move gives away, for the mover (>= 0), when both values are exact
-    verdict: str | None = None
+    verdict: Verdict | None = None
     problem: str | None = None
     value_interval: Interval | None = None  # what was proved about the move's value (X's side)
     best_interval: Interval | None = None   # ... and about the position's value
+
+    def text(self) -> str | None:
+        """The line ``verify`` prints for this check, or None for an optimal move (and a move judged
+        without intervals): 'FILE:LINE: PLAYER: d5b7 is a blunder (-5; best f6e5 +3, loses 8)', the
+        problem, or the intervals of an unsettled move."""
+        head = f"{self.where}: {self.player}: "
+        if self.problem:
+            return f"{head}problem: {self.problem}"
+        if self.value_interval is None or self.best_interval is None or self.verdict == Verdict.OPTIMAL:
+            return None
+        if self.verdict == Verdict.UNSETTLED:
+            return (f"{head}{self.move} is unsettled (value after it {self.value_interval.text()}, "
+                    f"position {self.best_interval.text()})")
+        loss = self.loss if self.loss is not None else f"at least {self.min_loss}"
+        best = f"best {self.best_move} " if self.best_move else "best "
+        article = "a blunder" if self.verdict == Verdict.BLUNDER else "an inaccuracy"
+        return (f"{head}{self.move} is {article} ({self.value_interval.text()}; {best}{self.best_interval.text()}, "
+                f"loses {loss})")
 
     @property
     def min_loss(self) -> int | None:
@@ -144,19 +173,19 @@ class PlayerSummary:
                 "worst": [f"{c.source}:{c.line} {c.move} (-{c.min_loss})" for c in self.worst]}
 
 
-def verdict(p: Position, best: Interval, played: Interval) -> str:
+def verdict(p: Position, best: Interval, played: Interval) -> Verdict:
     """The verdict on a move from what is proved about the position's value (``best``) and the
     move's value (``played``), both X's side: optimal, inaccuracy, blunder or unsettled."""
     # in the mover's frame: the position is worth [B_lo, B_hi], the move [m_lo, m_hi], m <= B
     b_lo, b_hi = best.for_mover(p.turn)
     m_lo, m_hi = played.for_mover(p.turn)
     if m_lo >= b_hi:
-        return "optimal"
+        return Verdict.OPTIMAL
     if (b_lo > 0 and m_hi <= 0) or (b_lo >= 0 and m_hi < 0):
-        return "blunder"
+        return Verdict.BLUNDER
     if m_hi < b_lo and (m_lo > 0 or b_hi < 0):
-        return "inaccuracy"
-    return "unsettled"
+        return Verdict.INACCURACY
+    return Verdict.UNSETTLED
 
 
 def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, tuple[Move, int] | None]:
@@ -167,7 +196,7 @@ def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, tuple[Move, in
     if r is not None:
         return Interval(r, r, squares), None
     b = analyzer.oracle.bounds(p)
-    if b.stopped == "interrupt":
+    if b.stopped == StopReason.INTERRUPT:
         raise KeyboardInterrupt
     best = None if b.best_move is None else (b.best_move, b.best_lower)
     return Interval.from_mover(p.turn, b.lower, b.upper, squares), best
@@ -192,8 +221,8 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
     check.value = played.lower if played.exact else None
     if best.exact and played.exact:
         check.loss = sign * (best.lower - played.lower)
-    check.verdict = "optimal" if forced else verdict(p, best, played)
-    if check.verdict == "optimal":
+    check.verdict = Verdict.OPTIMAL if forced else verdict(p, best, played)
+    if check.verdict == Verdict.OPTIMAL:
         check.best_move = check.move
     elif best.exact and found is not None and found[1] == sign * best.lower:
         check.best_move = p.move_name(found[0])  # the search proved it keeps the value
@@ -294,7 +323,7 @@ class Verifier:
         e = choice.entry
         c = Check(player, e.source, e.line, e.name, choice.position, move_text)
         c = judge(self.analyzer(choice.position), choice.position, move_text, c)
-        if c.verdict == "unsettled":
+        if c.verdict == Verdict.UNSETTLED:
             self.unsettled += 1
         return c
 
@@ -307,15 +336,15 @@ def summarise(checks: list[Check], worst: int = 3, players: Sequence[str] = ()) 
         if c.problem:
             s.problems += 1
             continue
-        if c.verdict == "unsettled":
+        if c.verdict == Verdict.UNSETTLED:
             s.unsettled += 1
             continue
         s.settled += 1
         if c.loss is not None:
             s.losses.append(c.loss)
-        s.optimal += c.verdict == "optimal"
-        s.inaccuracies += c.verdict == "inaccuracy"
-        s.blunders += c.verdict == "blunder"
+        s.optimal += c.verdict == Verdict.OPTIMAL
+        s.inaccuracies += c.verdict == Verdict.INACCURACY
+        s.blunders += c.verdict == Verdict.BLUNDER
     for s in by.values():
         bad = sorted((c for c in checks if c.player == s.player and c.min_loss), key=lambda c: -(c.min_loss or 0))
         s.worst = bad[:worst]

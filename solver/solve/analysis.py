@@ -34,6 +34,7 @@ from solver.game.notation import (
     signed,
     simplest_between,
 )
+from solver.common.words import Word
 from solver.game.rules import PASS, Move, O, Position, Side, X, move_order_key
 from solver.oracles.oracle import Oracle
 from solver.oracles.side_options import OptionArrays
@@ -44,6 +45,46 @@ OPTION_LIMIT = 100_000  # boards explored while following forced passes inside o
 
 
 # -- values ---------------------------------------------------------------------------------------
+
+class Outcome(Word):
+    """What is proved about the outcome of a position (the ``outcome`` word of ``--json``)."""
+
+    X_WINS = "x-wins"
+    O_WINS = "o-wins"
+    DRAW = "draw"                          # the game ends level
+    INFINITE_PLAY = "infinite-play"        # a draw reached only by endless play
+    X_AT_LEAST_DRAWS = "x-at-least-draws"  # (an interval: not proved further)
+    O_AT_LEAST_DRAWS = "o-at-least-draws"
+    UNKNOWN = "unknown"
+
+    @property
+    def proved(self) -> bool:
+        """A win, a loss or a draw (for a side), not only a bound on it."""
+        return self in (Outcome.X_WINS, Outcome.O_WINS, Outcome.DRAW, Outcome.INFINITE_PLAY)
+
+
+# The words for a value or an interval, from one side's view: the one owner of them (the report's
+# X-side sentences, the pictures' and the audit page's side-to-move sentences).
+_X_WORDS = ("X wins by", "O wins by", "draw", "X at least draws", "O at least draws", "the outcome is not proved")
+_MOVER_WORDS = ("wins by", "loses by", "draws", "at least draws", "at most draws", "has an outcome not proved")
+
+
+def interval_words(lo: int, hi: int, top: int, words: tuple[str, ...] = _X_WORDS) -> str:
+    """``lo <= value <= hi`` in words, from the view whose value it is (``top``: the widest bound,
+    the playable squares, which a bound that is not proved equals): 'wins by 3', 'wins by 3 to 7',
+    'wins by at least 3', 'loses by ...', 'draws', 'at least draws', 'at most draws'."""
+    win, lose, draw, at_least, at_most, unknown = words
+    if lo == hi:
+        return f"{win} {lo}" if lo > 0 else f"{lose} {-lo}" if lo < 0 else draw
+    if lo > 0:
+        return f"{win} at least {lo}" if hi >= top else f"{win} {lo} to {hi}"
+    if hi < 0:
+        return f"{lose} at least {-hi}" if lo <= -top else f"{lose} {-hi} to {-lo}"
+    if lo == 0:
+        return at_least
+    if hi == 0:
+        return at_most
+    return unknown if words is _X_WORDS else f"{unknown} ({signed(lo)}..{signed(hi)} for it)"
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -57,20 +98,19 @@ class Evaluation:
         return self.depth is None
 
     @property
-    def outcome(self) -> str:
-        """'x-wins', 'o-wins', 'draw' (the game ends level) or 'infinite-play'."""
+    def outcome(self) -> Outcome:
+        """X_WINS, O_WINS, DRAW (the game ends level) or INFINITE_PLAY."""
         if self.value > 0:
-            return "x-wins"
+            return Outcome.X_WINS
         if self.value < 0:
-            return "o-wins"
-        return "infinite-play" if self.infinite else "draw"
+            return Outcome.O_WINS
+        return Outcome.INFINITE_PLAY if self.infinite else Outcome.DRAW
 
     def describe(self) -> str:
-        if self.value > 0:
-            return f"X wins by {self.value}"
-        if self.value < 0:
-            return f"O wins by {-self.value}"
-        return "draw by infinite play" if self.infinite else "draw"
+        """'X wins by 3', 'O wins by 2', 'draw' or 'draw by infinite play'."""
+        if self.value == 0 and self.infinite:
+            return "draw by infinite play"
+        return interval_words(self.value, self.value, abs(self.value))
 
 
 @dataclass(frozen=True)
@@ -103,23 +143,23 @@ class Interval:
         return self.lower == self.upper
 
     @property
-    def outcome(self) -> str:
-        """'x-wins', 'o-wins', 'draw' when proved; else 'x-at-least-draws', 'o-at-least-draws' or 'unknown'."""
+    def outcome(self) -> Outcome:
+        """X_WINS, O_WINS, DRAW when proved; else X_AT_LEAST_DRAWS, O_AT_LEAST_DRAWS or UNKNOWN."""
         if self.lower > 0:
-            return "x-wins"
+            return Outcome.X_WINS
         if self.upper < 0:
-            return "o-wins"
+            return Outcome.O_WINS
         if self.lower == 0 == self.upper:
-            return "draw"
+            return Outcome.DRAW
         if self.lower >= 0:
-            return "x-at-least-draws"
+            return Outcome.X_AT_LEAST_DRAWS
         if self.upper <= 0:
-            return "o-at-least-draws"
-        return "unknown"
+            return Outcome.O_AT_LEAST_DRAWS
+        return Outcome.UNKNOWN
 
     @property
     def outcome_proved(self) -> bool:
-        return self.outcome in ("x-wins", "o-wins", "draw")
+        return self.outcome.proved
 
     def text(self) -> str:
         """'+3', or '+1..+49' (the interval in signed values)."""
@@ -128,19 +168,14 @@ class Interval:
         return f"{signed(self.lower)}..{signed(self.upper)}"
 
     def describe(self) -> str:
-        """In words: 'X wins by 3 to 7', 'O wins by at least 2', 'X at least draws', ..."""
-        lo, hi, top = self.lower, self.upper, self.squares
-        if self.exact:
-            return Evaluation(lo, 0).describe()
-        if lo > 0:
-            return f"X wins by at least {lo}" if hi >= top else f"X wins by {lo} to {hi}"
-        if hi < 0:
-            return f"O wins by at least {-hi}" if lo <= -top else f"O wins by {-hi} to {-lo}"
-        if lo == 0:
-            return "X at least draws"
-        if hi == 0:
-            return "O at least draws"
-        return "the outcome is not proved"
+        """In words, X's side: 'X wins by 3 to 7', 'O wins by at least 2', 'X at least draws', ..."""
+        return interval_words(self.lower, self.upper, self.squares)
+
+    def words_for(self, turn: Side) -> str:
+        """In words, for the side to move ``turn``: 'wins by 3', 'loses by 2 to 5', 'draws',
+        'at least draws', 'loses by at least 4', ..."""
+        lo, hi = self.for_mover(turn)
+        return interval_words(lo, hi, self.squares, _MOVER_WORDS)
 
 
 def _mover_gets_more_than_draw(turn: Side, value: int) -> bool:

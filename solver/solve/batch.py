@@ -22,7 +22,7 @@
   their children per board, the records written as JSON text from templates, the same records
   as :func:`table_records` makes, at some 100,000 positions a second.
 - A cache that fails while the batch runs (a full disk, damaged pages) is dropped and
-  :attr:`Summary.cache_problem` says why; the positions are still solved and written.
+  :attr:`BatchSummary.cache_problem` says why; the positions are still solved and written.
 """
 
 from __future__ import annotations
@@ -46,26 +46,25 @@ from typing import Any, TextIO, TypeVar
 
 import numpy as np
 
-from solver import engine
 from solver.common.files import check_output, replace_file
 from solver.common.limits import Limits, total_memory
 from solver.game.board import Board
 from solver.game.notation import Notation
-from solver.game.rules import CLASSIC, Rules, Side, X, side_name
+from solver.game.rules import CLASSIC, PASS, Position, Rules, Side, X, side_name
 from solver.io.fenlines import FenLines, read_fen_lines
 from solver.io.formats import Entry, PositionFormatError, read_file, write_fen
 from solver.io.pgn import Pick
-from solver.oracles.oracle import Progress
-from solver.solve.analysis import Evaluation, Interval, proved_outcome_class
+from solver.oracles.oracle import Progress, StopReason
+from solver.solve.analysis import Evaluation, Interval, Outcome, proved_outcome_class
 from solver.solve import budget
 from solver.solve.cache import Cache, CacheError, board_row, side_row
 from solver.solve.report import BoardResult, Report, SideResult, side_json
 from solver.solve.solver import Solver, check_expect
 from solver.tables.index import TableError
-from solver.tables.probe import MissingTableError, Tablebase
+from solver.tables.probe import MissingTableError, Tablebase, decode_many, infinite_depth
 
 Record = dict[str, Any]  # one JSON line of the results
-Job = tuple[int, Entry, "Options", dict[Side, SideResult]]  # (index in the input, entry, options, what is known)
+Job = tuple[int, Entry, "BatchOptions", dict[Side, SideResult]]  # (index in the input, entry, options, what is known)
 Solved = tuple[int, Record, list[tuple[Any, ...]]]  # (index in the input, record, cache rows)
 LiveArray = MutableSequence[float]  # the live search status (a list, or a shared array of doubles)
 T = TypeVar("T")
@@ -77,7 +76,7 @@ RECORD_KEYS = ("file", "line", "ok", "fingerprint")
 
 
 @dataclass
-class Options:
+class BatchOptions:
     """The options that can change a record (all of them are in its fingerprint; plain values
     only, which the fingerprint reads with vars())."""
 
@@ -93,7 +92,7 @@ class Options:
 
 
 @dataclass
-class Summary:
+class BatchSummary:
     total: int = 0
     solved: int = 0
     cached: int = 0
@@ -134,10 +133,10 @@ def interrupted(rec: dict) -> bool:
     """Whether Ctrl-C stopped a record's work (``stopped``: one reason, or a list of them when
     the two sides stopped for different reasons)."""
     stopped = rec.get("stopped")
-    return stopped == "interrupt" or (isinstance(stopped, list) and "interrupt" in stopped)
+    return stopped == StopReason.INTERRUPT or (isinstance(stopped, list) and StopReason.INTERRUPT in stopped)
 
 
-def fingerprint(entry: Entry, options: Options, fen: str | None = None) -> str:
+def fingerprint(entry: Entry, options: BatchOptions, fen: str | None = None) -> str:
     """A digest of everything that determines an entry's record: where it was read (file,
     line, name), the position (FEN with side and counter, the rules it is solved under, the
     sides analysed), its ``expect:`` header, every field of ``options`` (limits that could
@@ -149,9 +148,9 @@ def fingerprint(entry: Entry, options: Options, fen: str | None = None) -> str:
 
 
 def _facts(source: str, line: Any, name: str | None, fen: str, rules: str, sides: list, expect: dict,
-           options: Options) -> dict:
+           options: BatchOptions) -> dict:
     """What :func:`fingerprint` digests."""
-    # Options holds plain values only: vars() is its asdict(), at a fraction of the cost
+    # BatchOptions holds plain values only: vars() is its asdict(), at a fraction of the cost
     return {"format": RECORD_FORMAT, "file": source, "line": line, "name": name, "fen": fen, "rules": rules,
             "sides": sides, "expect": expect,
             "options": {k: v for k, v in vars(options).items()  # (as before --nodes and --notation)
@@ -159,7 +158,7 @@ def _facts(source: str, line: Any, name: str | None, fen: str, rules: str, sides
                         and k != "tables_memory"}}
 
 
-def _base(entry: Entry, options: Options) -> dict:
+def _base(entry: Entry, options: BatchOptions) -> dict:
     p = entry.position
     fen = write_fen(p)
     return {"file": entry.source, "line": entry.line, "name": entry.name, "fen": fen,
@@ -167,7 +166,7 @@ def _base(entry: Entry, options: Options) -> dict:
             "fingerprint": fingerprint(entry, options, fen)}
 
 
-def record(report: Report, options: Options, seconds: float) -> dict:
+def record(report: Report, options: BatchOptions, seconds: float) -> dict:
     """The record of a report (solved now, from the cache or from tables): where it was read,
     per side the keys of ``--json`` (:func:`solver.solve.report.side_json`), the solver, the board's
     facts, the ``expect:`` check, ``ok`` (solved exactly, every expectation met) and why not."""
@@ -211,7 +210,7 @@ def _tables(directory: str | None, search_bytes: int | None = None) -> Tablebase
     return _TABLES[directory, search_bytes]
 
 
-def solved_record(entry: Entry, options: Options, known: dict | None = None,
+def solved_record(entry: Entry, options: BatchOptions, known: dict | None = None,
                   progress: Callable[[Progress], None] | None = None) -> tuple[dict, list]:
     """Solve one entry: (its record, the cache rows it produced). ``known``: what the cache
     already proved per side (a :class:`~solver.solve.report.SideResult`), where a longer run starts
@@ -234,7 +233,7 @@ def solved_record(entry: Entry, options: Options, known: dict | None = None,
     return record(report, options, time.perf_counter() - start), rows
 
 
-def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | None, dict]:
+def cached_record(entry: Entry, cache: Cache, options: BatchOptions) -> tuple[dict | None, dict]:
     """(the record of an entry answered from the cache, or None if some part is missing or not
     exact; what the cache knows per side, for a run that starts from it). Raises CacheError when
     the cache cannot be read."""
@@ -264,7 +263,7 @@ def cached_record(entry: Entry, cache: Cache, options: Options) -> tuple[dict | 
     return record(report, options, 0.0), known
 
 
-def table_records(entries: list[Entry], directory: str, options: Options) -> list[dict]:
+def table_records(entries: list[Entry], directory: str, options: BatchOptions) -> list[dict]:
     """Records of entries with a side to move that the tables answer
     (:meth:`~solver.tables.probe.Tablebase.answers_for`), in bulk (one probe of the positions and
     one of their children per board): value, outcome, depth, best move."""
@@ -303,7 +302,7 @@ def table_records(entries: list[Entry], directory: str, options: Options) -> lis
     return out
 
 
-def _fingerprints(source: str, options: Options, lines: list[int], fens: list[str], sides: list[str]) -> list[str]:
+def _fingerprints(source: str, options: BatchOptions, lines: list[int], fens: list[str], sides: list[str]) -> list[str]:
     """:func:`fingerprint` of one-line entries with no header (one side to move, classic rules),
     many at once: the JSON is a template with the line, the FEN and the side put in."""
     marks = ("@@FEN@@", 987654321987654321, "@@SIDE@@")
@@ -319,23 +318,53 @@ def _fingerprints(source: str, options: Options, lines: list[int], fens: list[st
     return [sha(f'{a}"{f}"{b}{n}{c}"{sd}"{d}'.encode()).hexdigest()[:32] for n, f, sd in zip(lines, fens, sides)]
 
 
+_MARKS = {"line": 987654321987654321, "fen": "@@FEN@@", "fingerprint": "@@FP@@", "value": "@@V@@",
+          "outcome": "@@OUTCOME@@", "depth": "@@DEPTH@@", "best": "@@BEST@@"}
+
+
+def _record_template(source: str, board: Board, side: Side, bound: bool, options: BatchOptions) -> list[str | int]:
+    """The JSON text of :func:`record` for a position of ``board`` answered by the tables, with
+    ``side`` to move (and a best move whose bound is written, or not), cut at the leaves that
+    change from one position to the next: literal text and the keys of :data:`_MARKS`, in turn,
+    up to the value of ``seconds``. So the bulk path writes what :func:`record` writes, without a
+    Python object per position (the keys, their order and the constants are record()'s)."""
+    p = Position(board, 0, 0, side, 0, CLASSIC)
+    squares = board.playable.bit_count()
+    vacuous = -squares if side == X else squares
+    res = SideResult(p, Interval(1, 1, squares), Evaluation(1, 1), best_move=PASS, best_bound=1 if bound else vacuous)
+    rec = record(Report(Entry(p, (side,), source, 1), "tables", [res], None, 1, 0.0, []), options, 0.0)
+    rec.update(line=_MARKS["line"], fen=_MARKS["fen"], fingerprint=_MARKS["fingerprint"])
+    facts = rec["sides"][side.value]
+    facts.update(lower=_MARKS["value"], upper=_MARKS["value"], value=_MARKS["value"], outcome=_MARKS["outcome"],
+                 depth=_MARKS["depth"], best_move=_MARKS["best"])
+    if bound:
+        facts["best_move_bound"] = {k: _MARKS["value"] for k in facts["best_move_bound"]}
+    text = json.dumps(rec)
+    assert text.endswith('"seconds": 0.0}'), text  # record() writes seconds last
+    text = text[:-len("0.0}")]
+    marks = {json.dumps(m): key for key, m in _MARKS.items()}
+    pieces: list[str | int] = []
+    for piece in re.split("(" + "|".join(re.escape(m) for m in marks) + ")", text):
+        pieces.append(list(_MARKS).index(marks[piece]) if piece in marks else piece)
+    return pieces
+
+
 def bulk_table_lines(fl: FenLines, ks: list[int], tablebase: Tablebase, board: Board,
-                     options: Options) -> tuple[list[str], list[str]]:
+                     options: BatchOptions) -> tuple[list[str], list[str]]:
     """(record lines, fingerprints) of plain FENs ``ks`` of ``fl`` (:mod:`solver.io.fenlines`), each
     with a side to move, of one board the tables hold, under the classic rules: the records
     :func:`table_records` makes for them, as JSON text up to the value of ``seconds`` (the caller
     adds it and the closing brace: ``line + "1e-05}"``), with no Python object per position but a
-    few strings."""
+    few strings (:func:`_record_template`: record()'s text with the leaves put in)."""
     sel = np.asarray(ks, np.int64)
     turn = fl.turn[sel]
     x, o = fl.x[sel], fl.o[sel]
     mine, theirs = np.where(turn == 0, x, o), np.where(turn == 0, o, x)
     own, over, frm, to = tablebase.answer_arrays(board, mine, theirs)
-    own = own.astype(np.int64)
-    value = (own >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS
+    value, depth = decode_many(own)
     value = np.where(turn == 0, value, -value).tolist()
-    depth = (own & engine.tier_kernels.DEPTH_INF).tolist()
-    inf = engine.tier_kernels.DEPTH_INF
+    depth = depth.tolist()
+    inf = infinite_depth()
     names = [board.square_name(sq) for sq in range(board.size)]
     squares = board.playable.bit_count()
     side_of = ["x", "o"]
@@ -344,28 +373,21 @@ def bulk_table_lines(fl: FenLines, ks: list[int], tablebase: Tablebase, board: B
     fens = [f"{fl.board_fen[k]} {sd} {c} {m}" for k, sd, c, m in zip(ks, sides, counter, fl.fullmove[sel].tolist())]
     lines = fl.line[sel].tolist()
     prints = _fingerprints(fl.source, options, lines, fens, sides)
-    head = '{"file": ' + json.dumps(fl.source) + ', "line": '
-    rules = json.dumps(CLASSIC.name)
-    tail = ', "nodes": 0}}, "solver": "tables", "states": 1, "exact": true, "ok": true, "seconds": '
+    templates = {(sd, bound): _record_template(fl.source, board, Side(sd), bound, options)
+                 for sd in side_of for bound in (False, True)}
     out = []
     for n, fen, sd, fp, v, d, ov, f, t in zip(lines, fens, sides, prints, value, depth, over.tolist(), frm.tolist(),
                                               to.tolist()):
-        outcome = "x-wins" if v > 0 else "o-wins" if v < 0 else "infinite-play" if d == inf else "draw"
-        if ov:
-            best = "null"
-        else:
-            best = '"0000"' if t < 0 else f'"{names[t]}"' if f < 0 else f'"{names[f]}{names[t]}"'
-            vacuous = -squares if sd == "x" else squares
-            if v != vacuous:
-                best += f', "best_move_bound": {{"{"lower" if sd == "x" else "upper"}": {v}}}'
-        out.append(f'{head}{n}, "name": null, "fen": "{fen}", "rules": {rules}, "to_move": "{sd}", '
-                   f'"fingerprint": "{fp}", "sides": {{"{sd}": {{"lower": {v}, "upper": {v}, "exact": true, '
-                   f'"value": {v}, "outcome": "{outcome}", "depth": {"null" if d == inf else d}, '
-                   f'"best_move": {best}{tail}')
+        outcome = (Outcome.X_WINS if v > 0 else Outcome.O_WINS if v < 0 else Outcome.INFINITE_PLAY if d == inf
+                   else Outcome.DRAW)
+        best = "null" if ov else '"0000"' if t < 0 else f'"{names[t]}"' if f < 0 else f'"{names[f]}{names[t]}"'
+        leaves = (str(n), f'"{fen}"', f'"{fp}"', str(v), f'"{outcome}"', "null" if d == inf else str(d), best)
+        bound = not ov and v != (-squares if sd == "x" else squares)
+        out.append("".join(leaves[piece] if isinstance(piece, int) else piece for piece in templates[sd, bound]))
     return out, prints
 
 
-def _bulk_items(fl: FenLines, tablebase: Tablebase, options: Options, lines: list[str], prints: list[str]) -> list:
+def _bulk_items(fl: FenLines, tablebase: Tablebase, options: BatchOptions, lines: list[str], prints: list[str]) -> list:
     """The items of a file of FEN lines (:func:`solver.io.fenlines.read_fen_lines`): the positions with
     a side to move on a board the tables hold become ints, their records appended to ``lines``
     (and fingerprints to ``prints``) by :func:`bulk_table_lines`; the others are entries, read as
@@ -559,11 +581,11 @@ class Output:
             self.fd = None
 
 
-def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str | None = None,
+def run_batch(files: list[str], options: BatchOptions, jobs: int = 1, out_path: str | None = None,
               stream: TextIO | None = None, cache: Cache | None = None, fmt: str = "auto", rules: Rules | None = None,
-              progress: Callable[[Summary], None] | None = None,
+              progress: Callable[[BatchSummary], None] | None = None,
               live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None,
-              notice: Callable[[str], None] | None = None) -> Summary:
+              notice: Callable[[str], None] | None = None) -> BatchSummary:
     """Solve every position of ``files`` (of a PGN file, the positions ``pick`` takes from its games); records go to ``out_path`` (resumable) or ``stream``.
 
     ``progress(summary)`` is called after each position; ``live_view(array)`` receives the array
@@ -578,10 +600,10 @@ def run_batch(files: list[str], options: Options, jobs: int = 1, out_path: str |
                 notice)
 
 
-def _run(files: list[str], options: Options, jobs: int, out_path: str | None, stream: TextIO | None,
-         cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[Summary], None] | None, start: float,
+def _run(files: list[str], options: BatchOptions, jobs: int, out_path: str | None, stream: TextIO | None,
+         cache: Cache | None, fmt: str, rules: Rules, progress: Callable[[BatchSummary], None] | None, start: float,
          live_view: Callable[[LiveArray], None] | None = None, pick: Pick | None = None,
-         notice: Callable[[str], None] | None = None) -> Summary:
+         notice: Callable[[str], None] | None = None) -> BatchSummary:
     path = None
     if out_path:
         check_output(out_path, files, is_batch_output, what="results")
@@ -608,7 +630,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
         if long:
             notice(budget.many_note(long, len(items)))  # no silent hours
     bulk_seconds = json.dumps(round((time.perf_counter() - bulk_start) / max(1, len(bulk_lines)), 6)) + "}"
-    summary = Summary(total=len(items))
+    summary = BatchSummary(total=len(items))
     had_prior = bool(path and path.is_file() and path.stat().st_size > 0)
     done = read_done(path) if path else {}
     out = Output(path, stream)
@@ -734,7 +756,7 @@ def _run(files: list[str], options: Options, jobs: int, out_path: str | None, st
     return summary
 
 
-def worker_options(options: Options, workers: int) -> Options:
+def worker_options(options: BatchOptions, workers: int) -> BatchOptions:
     """The options one of ``workers`` worker processes solves with: each reads its own copy of
     the tables its searches probe, so without ``tables_memory`` the default (a quarter of the
     machine, :class:`~solver.tables.probe.Tablebase`) is shared among them, at least 1 GiB each."""

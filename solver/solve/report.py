@@ -26,7 +26,7 @@ from solver.game.notation import (
 )
 from solver.game.rules import Move, Position, Side, X
 from solver.io.formats import Entry, printable, write_fen, write_grid
-from solver.oracles.oracle import STOP_REASONS
+from solver.oracles.oracle import STOP_REASONS, StopReason
 from solver.solve.analysis import (
     OUTCOME_CLASSES,
     Evaluation,
@@ -64,7 +64,7 @@ class SideResult:
     # position prefers the first of their images, which need not be best_move's image: the
     # cache keeps them all so that what it gives back is what a fresh solve gives.
     tied_moves: list[Move] | None = None
-    stopped: str | None = None
+    stopped: str | None = None  # why the side is not exact: a StopReason (a str, the JSON word)
     stop_message: str | None = None
     nodes: int = 0
 
@@ -150,7 +150,18 @@ class Report:
 
     @property
     def interrupted(self) -> bool:
-        return any(s.stopped == "interrupt" for s in self.sides)
+        return any(s.stopped == StopReason.INTERRUPT for s in self.sides)
+
+    def stopped_text(self, outcome_only: bool = False, notation: Notation = UAI_NOTATION) -> str | None:
+        """None when the report settled what was asked (every side exact, or with ``outcome_only``
+        every outcome proved); else the line that says why not and what was proved: 'stopped: out of
+        time (raise --timeout to go further); proved X to move +1..+49'."""
+        if (self.outcomes_proved if outcome_only else self.exact):
+            return None
+        open_ = [s for s in self.sides if not (s.exact or (outcome_only and s.interval.outcome_proved))]
+        reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
+        proved = ", ".join(f"{notation.side(s.side)} to move {notation.words(s.interval.text())}" for s in open_)
+        return f"stopped: {'; '.join(reasons) or 'not solved'}" + (f"; proved {proved}" if proved else "")
 
     def side(self, side: Side) -> SideResult:
         """The result for one side to move (KeyError if that side was not analysed)."""

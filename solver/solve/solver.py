@@ -46,7 +46,7 @@ from solver.game.rules import (
 )
 from solver.io.formats import Entry, parse_position
 from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests
-from solver.oracles.oracle import STOP_REASONS, Oracle, ProgressCallback, stop_reason
+from solver.oracles.oracle import STOP_REASONS, Oracle, ProgressCallback, StopReason, stop_reason
 from solver.oracles.reference import ReferenceOracle
 from solver.oracles.retro import RetroOracle
 from solver.oracles.search import SearchOracle, load_probe_kernel
@@ -359,8 +359,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             if b.best_move is not None:
                 res.best_move = b.best_move
                 res.best_bound = b.best_lower if p.turn == X else -b.best_lower
-            if b.stopped == "interrupt":
-                stopped = "interrupt"
+            if b.stopped == StopReason.INTERRUPT:
+                stopped = StopReason.INTERRUPT
                 break
         oracle.deadline = deadline
     # 2. the whole analysis: value, depth, moves and line (exact intervals only, for the search engine)
@@ -400,11 +400,11 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             if proves_bounds:  # the side's nodes count the analysis too; the message says why only
                 res.nodes += oracle.states - nodes0
                 res.stop_message = (f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)"
-                                    if res.stopped == "depth" else oracle.stop_message(res.stopped)) or None
+                                    if res.stopped == StopReason.DEPTH else oracle.stop_message(res.stopped)) or None
             else:
                 res.stop_message = str(exc) or None
-            if res.stopped == "interrupt":
-                stopped = "interrupt"
+            if res.stopped == StopReason.INTERRUPT:
+                stopped = StopReason.INTERRUPT
     board = None
     if len(sides) == 2:
         a, b2 = results[0].interval, results[1].interval
@@ -416,7 +416,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             except (LimitError, KeyboardInterrupt) as exc:
                 why = str(exc) or STOP_REASONS[stop_reason(exc)]
                 if isinstance(exc, KeyboardInterrupt):
-                    results[0].stopped = results[0].stopped or "interrupt"
+                    results[0].stopped = results[0].stopped or StopReason.INTERRUPT
         board = BoardResult(stops, proved_outcome_class(a, b2), orth, stopped=why)
     for res in results:
         _moves_on_board(res)

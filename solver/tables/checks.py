@@ -20,14 +20,13 @@ from typing import Callable
 
 import numpy as np
 
-from solver import engine
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, O, Position, X
 from solver.oracles.retro import RetroOracle
 from solver.oracles.search import SearchOracle
 from solver.tables.game import AtaxxGame
 from solver.tables.index import TableError, dense_index
-from solver.tables.probe import Tablebase
+from solver.tables.probe import Tablebase, decode_many, infinite_depth
 from solver.tables.storage import DirectoryStore, board_name
 from solver.tiers.check import CheckReport, verify
 from solver.tiers.executors import Executor
@@ -66,11 +65,9 @@ def compare_with_retro(tablebase: Tablebase, board: Board, start: bool = False) 
         theirs = np.array([t for _, t, ok in found if ok], np.uint64)
     counters = np.zeros(mine.shape[0], np.int64)
     value, depth = retro.values(mine, theirs, counters)
-    codes = tablebase.probe_codes(board, mine, theirs).astype(np.int64)
-    stored_value = (codes >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS
-    stored_depth = codes & engine.tier_kernels.DEPTH_INF
+    stored_value, stored_depth = decode_many(tablebase.probe_codes(board, mine, theirs))
     infinite = depth >= 1 << 30  # the retro engine's depth of a draw by infinite play
-    bad = (stored_value != value) | np.where(infinite, stored_depth != engine.tier_kernels.DEPTH_INF, stored_depth != depth)
+    bad = (stored_value != value) | np.where(infinite, stored_depth != infinite_depth(), stored_depth != depth)
     first = None
     if bad.any():
         j = int(np.flatnonzero(bad)[0])

@@ -24,7 +24,7 @@ from math import comb
 import numpy as np
 
 from solver import engine
-from solver.game.bitboards import build_tables, mover_bits
+from solver.game.bitboards import board_arrays, mover_bits
 from solver.game.board import Board
 from solver.tiers.game import TierError
 from solver.game.rules import CLASSIC, Position
@@ -85,7 +85,7 @@ class DenseIndex:
         if n > 31:
             raise TableError(f"a {board.rows} x {board.cols} board has {n} playable squares; tables hold at most 31")
         self.board = board
-        self.tables = build_tables(board, CLASSIC)
+        self.tables = board_arrays(board, CLASSIC)
         S: list[int] = []
         for orbit in _orbits(board):
             if len(S) + len(orbit) <= MAX_S:

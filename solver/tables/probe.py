@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, TypeVar
 
@@ -26,7 +27,8 @@ from solver import engine
 from solver.common.limits import total_memory
 from solver.game.bitboards import mover_bits
 from solver.game.board import Board
-from solver.game.rules import CLASSIC, PASS, Move, Position, Rules
+from solver.game.rules import CLASSIC, PASS, Move, Position, Rules, X
+from solver.io.formats import Entry
 from solver.oracles.oracle import Oracle
 from solver.tables.index import TableError, dense_index
 from solver.tables.storage import SUFFIX, TierFile, board_name, tier_path
@@ -47,11 +49,53 @@ class MissingTableError(KeyError):
 
 # -- probing ---------------------------------------------------------------------------------------
 
+def decode_many(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values for the side to move, depths) of stored codes, as int64 arrays: the one reader of
+    the tier code format (:mod:`solver.engine.tier_kernels`); a depth equal to
+    :func:`infinite_depth` is a draw by infinite play."""
+    tk = engine.tier_kernels
+    codes = np.asarray(codes).astype(np.int64)
+    return (codes >> tk.DEPTH_BITS) - tk.VALUE_BIAS, codes & tk.DEPTH_INF
+
+
+def infinite_depth() -> int:
+    """The depth :func:`decode_many` gives a draw by infinite play."""
+    return int(engine.tier_kernels.DEPTH_INF)
+
+
 def decode(code: int) -> tuple[int, float]:
     """(value for the side to move, depth or math.inf) of a stored code."""
+    return _decoded(np.array([code], np.int64))[0]
 
-    d = code & engine.tier_kernels.DEPTH_INF
-    return (code >> engine.tier_kernels.DEPTH_BITS) - engine.tier_kernels.VALUE_BIAS, (math.inf if d == engine.tier_kernels.DEPTH_INF else d)
+
+def _decoded(codes: np.ndarray) -> list[tuple[int, float]]:
+    """(value, depth or math.inf) of each code, as Python numbers."""
+    values, depths = decode_many(codes)
+    inf = infinite_depth()
+    return [(v, math.inf if d == inf else d) for v, d in zip(values.tolist(), depths.tolist())]
+
+
+@dataclass
+class Probed:
+    """What the tables say about one position of an entry (:meth:`Tablebase.probe_entries`):
+    ``value`` from X's side and ``depth`` (None: a draw by infinite play), or the ``error`` that
+    says why the tables do not cover it."""
+
+    entry: Entry
+    position: Position
+    value: int | None = None
+    depth: int | None = None
+    error: MissingTableError | None = None
+
+    def text(self) -> str:
+        """``FEN  +3  depth 7`` (``depth infinite`` for a draw by infinite play)."""
+        depth = "infinite" if self.depth is None else self.depth
+        return f"{self.position.fen()}  {self.value:+d}  depth {depth}"
+
+    def to_json(self) -> dict:
+        """The ``tables probe --json`` object: source, line, fen, value, depth, over."""
+        return {"source": self.entry.source, "line": self.entry.line, "fen": self.position.fen(), "value": self.value,
+                "depth": self.depth, "over": self.position.result() is not None}
 
 
 class Tablebase:
@@ -229,7 +273,7 @@ class Tablebase:
         bits = [mover_bits(p) for p in positions]
         codes = self.probe_codes(board, np.array([b[0] for b in bits], np.uint64),
                                  np.array([b[1] for b in bits], np.uint64))
-        return [decode(int(c)) for c in codes]
+        return _decoded(codes)
 
     def answers(self, positions: list[Position]) -> list[tuple[int, float, Move | None]]:
         """(value for the side to move, depth or math.inf, preferred move or None when the game
@@ -244,8 +288,7 @@ class Tablebase:
         own, final, frm, to = self.answer_arrays(board, np.array([b[0] for b in bits], np.uint64),
                                                  np.array([b[1] for b in bits], np.uint64))
         out: list[tuple[int, float, Move | None]] = []
-        for i in range(len(positions)):
-            v, d = decode(int(own[i]))
+        for i, (v, d) in enumerate(_decoded(own)):
             if final[i]:
                 out.append((v, d, None))
             else:
@@ -287,6 +330,26 @@ class Tablebase:
         best_to = np.where(best < 0, -1, back[best & 63])
         best_from = np.where(best < 0, -1, np.where((best >> 6) > 0, back[np.maximum(best >> 6, 1) - 1], -1))
         return own, over, best_from, best_to
+
+    def probe_entries(self, entries: Sequence[Entry]) -> list[Probed]:
+        """Each entry probed for each of its sides to move (a board without one: both), in order:
+        positions grouped by board for :meth:`probe_many`, values turned to X's side. A position
+        the tables do not cover gets its :class:`MissingTableError` (``Probed.error``)."""
+        todo = [(e, e.position.replace(turn=side)) for e in entries for side in e.sides]
+        groups: dict[tuple[Board, str], list[int]] = {}  # probe_many takes the positions of one board
+        for k, (_, q) in enumerate(todo):
+            groups.setdefault((q.board, q.rules.name), []).append(k)
+        out = [Probed(e, q) for e, q in todo]
+        for ks in groups.values():
+            try:
+                for k, (u, d) in zip(ks, self.probe_many([todo[k][1] for k in ks])):
+                    q = out[k].position
+                    out[k].value = u if q.turn == X else -u
+                    out[k].depth = None if d == math.inf else int(d)
+            except MissingTableError as exc:
+                for k in ks:
+                    out[k].error = exc
+        return out
 
     def probe(self, position: Position) -> tuple[int, float]:
         """(value for the side to move, depth or math.inf); MissingTableError when not covered."""

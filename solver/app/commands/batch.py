@@ -32,8 +32,8 @@ from solver.io.epd import is_epd_output, suite_lines
 from solver.io.formats import (
     FORMATS,
 )
-from solver.solve.batch import LiveArray, Options, live_status, run_batch
-from solver.solve.batch import Summary as BatchSummary
+from solver.solve.batch import LiveArray, BatchOptions, live_status, run_batch
+from solver.solve.batch import BatchSummary
 
 
 def add_batch(commands: Commands) -> None:
@@ -88,7 +88,7 @@ def batch_command(args: argparse.Namespace) -> int:
     # answers from tables are not worth caching; the cache keeps the preferred moves, not every optimal one (--epd)
     cache = None if args.tables or args.epd else open_cache(args)
     limits_of(args)  # (--nodes with --threads is refused here)
-    options = Options(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes,
+    options = BatchOptions(args.solver, args.max_states, args.max_memory, args.timeout, tables=args.tables, nodes=args.nodes,
                       notation=args.notation, tables_memory=args.tables_memory)
     bar = None
     if sys.stderr.isatty():

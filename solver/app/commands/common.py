@@ -8,10 +8,10 @@ import logging
 import re
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-from solver.common.files import check_output, replace_file
+from solver.app.outputs import SIGNATURES, check_picture, numbered, write_output  # noqa: F401 - the commands' names
 from solver.common.limits import Limits, parse_size
 from solver.game.notation import NOTATIONS, signed
 from solver.game.rules import RULE_SETS
@@ -23,7 +23,6 @@ from solver.io.formats import (
     quote,
 )
 from solver.io.pgn import Pick, parse_empty_range
-from solver.solve import certificate
 from solver.solve.cache import Cache, default_cache_path
 from solver.solve.solver import ALGORITHMS
 from solver.tables.index import TableError
@@ -52,11 +51,6 @@ MAX_SEED = 2 ** 63 - 1
 
 
 _SECONDS = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
-
-
-# What each picture file starts with: an existing file that does not is not overwritten.
-SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>",
-              "certificate": certificate.MAGIC.encode()}
 
 
 class Parser(argparse.ArgumentParser):
@@ -229,26 +223,6 @@ COMMANDS = {
     "values": "a researcher's table: the game value (canonical form, mean, temperature) of every small start",
     "serve": "the analysis board in the browser, and a JSON API of exact values (a local web server)",
 }
-
-
-def numbered(path: str, k: int) -> str:
-    """``path`` for the k-th position of the input (k >= 1): board.svg, board-2.svg, ..."""
-    if k == 1:
-        return path
-    stem, dot, ext = path.rpartition(".")
-    return f"{stem}-{k}.{ext}" if dot and "/" not in ext else f"{path}-{k}"
-
-
-def check_picture(path: str, kind: str, inputs: Iterable[str] = ()) -> None:
-    """Raise OutputError for an input file, or an existing file that does not start like a ``kind`` of ours."""
-    check_output(path, inputs, lambda first: first.startswith(SIGNATURES[kind]), what=f"{kind} file")
-
-
-def write_output(path: str, text: str, kind: str, inputs: Iterable[str] = ()) -> None:
-    """Write a picture or a report whole (:func:`solver.common.files.replace_file`) where :func:`check_picture`
-    allows it (raises OutputError or OSError)."""
-    check_picture(path, kind, inputs)
-    replace_file(path, [text])
 
 
 def emit_error(err: PositionFormatError, as_json: bool) -> None:

@@ -20,38 +20,32 @@ from solver.app.commands.common import (
     add_game_options,
     add_notation_option,
     add_solver_options,
-    check_picture,
     emit_error,
     game_pick,
     limits_of,
-    numbered,
     open_tables,
     say,
     whole_arg,
-    write_output,
 )
 from solver.app.commands.progress import ProgressView
+from solver.app.outputs import Outputs
 from solver.app.pictures import (
     DEFAULT_TREE_DEPTH,
-    board_svg,
-    game_tree_dot,
-    move_before,
 )
 from solver.common.files import OutputError
 from solver.game.notation import Notation
 from solver.game.rules import O, Side, X, parse_rules
 from solver.io.formats import (
     FORMATS,
-    Entry,
     PositionFormatError,
     is_large_start,
     read_file,
     read_text,
 )
 from solver.oracles.search import TableFileError
-from solver.solve import budget, certificate
-from solver.solve.analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH, Analyzer
-from solver.solve.report import Report, report_json, report_text, stop_text
+from solver.solve import budget
+from solver.solve.analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH
+from solver.solve.report import Report, report_json, report_text
 from solver.solve.solver import Solver
 from solver.tables.index import TableError
 from solver.tables.probe import MissingTableError
@@ -110,24 +104,8 @@ def solve_parser() -> argparse.ArgumentParser:
     return add_solve(Parser(prog="ataxx-solve").add_subparsers())
 
 
-def _check_pictures(args: argparse.Namespace, count: int) -> None:
-    """Every picture file the positions may need (FILE, FILE-2, ...), checked before any is written:
-    raises OutputError for the first that may not be written."""
-    for path, kind in ((args.dot, "dot"), (args.svg, "svg"), (args.certificate, "certificate"),
-                       (args.thermograph, "svg")):
-        for k in range(1, count + 1) if path else ():
-            check_picture(numbered(path, k), kind, args.files)
-
-
-def _write_pictures(args: argparse.Namespace, report: Report, analyzer: Analyzer, k: int, entry: Entry) -> None:
-    root = report.sides[0].position
-    before = move_before(entry) if entry.position.turn == root.turn else None
-    for path, kind, make in ((args.dot, "dot", lambda: game_tree_dot(analyzer, root, args.tree_depth)),
-                             (args.svg, "svg", lambda: board_svg(analyzer, root, last_move=before))):
-        if path:
-            target = numbered(path, k)
-            write_output(target, make(), kind, args.files)
-            say(f"wrote {target}")
+def _outputs(args: argparse.Namespace) -> Outputs:
+    return Outputs(args.dot, args.svg, args.certificate, args.thermograph, args.tree_depth, args.files)
 
 
 def solve_command(args: argparse.Namespace) -> int:
@@ -142,7 +120,7 @@ def solve_command(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
     try:
-        _check_pictures(args, sum(not isinstance(item, PositionFormatError) for item in items))
+        _outputs(args).check(sum(not isinstance(item, PositionFormatError) for item in items))
     except OutputError as exc:
         say(f"ataxx-solve: cannot write {exc}")
         return EXIT_INPUT
@@ -190,15 +168,10 @@ def solve_command(args: argparse.Namespace) -> int:
         finally:
             if view is not None:
                 view.close()
-        settled = report.outcomes_proved if args.outcome_only else report.exact
-        if not settled:
+        stopped = report.stopped_text(args.outcome_only, notation)
+        if stopped is not None:
             status = max(status, EXIT_FAILED)
-            open_ = [s for s in report.sides if not (s.exact or (args.outcome_only and s.interval.outcome_proved))]
-            reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
-            proved = ", ".join(f"{notation.side(s.side)} to move {notation.words(s.interval.text())}"
-                               for s in open_)
-            say(f"{item.source}:{item.line}: stopped: {'; '.join(reasons) or 'not solved'}"
-                 + (f"; proved {proved}" if proved else ""))
+            say(f"{item.source}:{item.line}: {stopped}")
         if report.interrupted or report.certificate_error == "interrupted":
             _print_report(args, report)
             say("ataxx-solve: interrupted")
@@ -206,41 +179,15 @@ def solve_command(args: argparse.Namespace) -> int:
         if report.expect_failures:
             status = max(status, EXIT_FAILED)
         solved += 1
-        if args.certificate is not None:
-            if report.certificate_error is not None:
-                say(f"{item.source}:{item.line}: no certificate: {report.certificate_error}")
-                status = max(status, EXIT_FAILED)
-            elif not report.claims:
-                say(f"{item.source}:{item.line}: no certificate: no bound narrower than the widest was proved")
-            else:
-                target = numbered(args.certificate, solved)
-                try:
-                    check_picture(target, "certificate", args.files)
-                    certificate.write(target, report.claims)
-                except OutputError as exc:
-                    say(f"ataxx-solve: cannot write {exc}")
-                    return EXIT_INPUT
-                say(f"wrote {target} ({len(report.claims)} bound{'s' if len(report.claims) != 1 else ''}, "
-                     f"{sum(len(c.strategy) for c in report.claims):,} positions of strategy)")
-        if (args.dot or args.svg) and not all(s.exact for s in report.sides):  # a skipped summary is no matter
-            say(f"{item.source}:{item.line}: no picture: the position is not solved exactly")
-        elif args.dot or args.svg:
-            try:
-                _write_pictures(args, report, analyzer, solved, item)
-            except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
-                say(f"ataxx-solve: cannot write {exc}")
-                return EXIT_INPUT
-        if args.thermograph:
-            if report.game_value is None:
-                say(f"{item.source}:{item.line}: no thermograph: {report.game_value_note}")
-            else:
-                target = numbered(args.thermograph, solved)
-                try:
-                    write_output(target, report.game_value.thermograph_svg(), "svg", args.files)
-                except OutputError as exc:
-                    say(f"ataxx-solve: cannot write {exc}")
-                    return EXIT_INPUT
-                say(f"wrote {target}")
+        try:
+            written = _outputs(args).write(report, analyzer, solved)
+        except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
+            say(f"ataxx-solve: cannot write {exc}")
+            return EXIT_INPUT
+        for line in written.lines:
+            say(line)
+        if written.failed:
+            status = max(status, EXIT_FAILED)
         _print_report(args, report)
     return status
 

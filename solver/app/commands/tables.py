@@ -33,15 +33,12 @@ from solver.app.commands.common import (
 from solver.app.commands.progress import StatusLine, progress_bar
 from solver.common.limits import default_memory_budget
 from solver.game.board import Board
-from solver.game.rules import Position, X
 from solver.io.formats import (
-    Entry,
     PositionFormatError,
     printable,
     quote,
     read_file,
     read_text,
-    write_fen,
 )
 from solver.tables.build import Executor, build, bytes_text, executor_for, plan_build
 from solver.tables.checks import (
@@ -353,44 +350,28 @@ def _tables_probe(args: argparse.Namespace) -> int:
     else:
         items = read_text(sys.stdin.buffer.read(), "<stdin>", "auto")
     status = EXIT_OK
-    todo: list[tuple[Entry, Position]] = []
+    entries = []
     for item in items:
         if isinstance(item, PositionFormatError):
             say(str(item))
             status = EXIT_INPUT
-            continue
-        todo.extend((item, item.position.replace(turn=side)) for side in item.sides)
-    groups: dict[tuple[Board, str], list[int]] = {}  # probe_many takes the positions of one board
-    for k, (_, q) in enumerate(todo):
-        groups.setdefault((q.board, q.rules.name), []).append(k)
+        else:
+            entries.append(item)
     t = time.perf_counter()
-    answers: list[tuple[int, float] | MissingTableError] = [MissingTableError()] * len(todo)
-    for ks in groups.values():
-        try:
-            for k, found in zip(ks, tb.probe_many([todo[k][1] for k in ks])):
-                answers[k] = found
-        except MissingTableError as exc:
-            for k in ks:
-                answers[k] = exc
+    answers = tb.probe_entries(entries)
     seconds = time.perf_counter() - t
     out = []
     refused: set[tuple[str, int]] = set()
-    for (item, q), answer in zip(todo, answers):
-        if isinstance(answer, MissingTableError):
+    for answer in answers:
+        item = answer.entry
+        if answer.error is not None:
             if (item.source, item.line) not in refused:
                 refused.add((item.source, item.line))
-                say(f"{item.source}:{item.line}: {answer}")
+                say(f"{item.source}:{item.line}: {answer.error}")
             status = EXIT_INPUT
             continue
-        u, d = answer
-        value = u if q.turn == X else -u
-        depth = None if d == float("inf") else int(d)
-        if args.json:
-            out.append(json.dumps({"source": item.source, "line": item.line, "fen": write_fen(q), "value": value,
-                                   "depth": depth, "over": q.result() is not None}))
-        else:
-            out.append(f"{write_fen(q)}  {value:+d}  depth {'infinite' if depth is None else depth}")
-    n = sum(not isinstance(a, MissingTableError) for a in answers)
+        out.append(json.dumps(answer.to_json()) if args.json else answer.text())
+    n = sum(a.error is None for a in answers)
     if out:
         print("\n".join(out))
     print(f"probed {n:,} position{'' if n == 1 else 's'} in {seconds:.3f} s{rate_text(n, seconds)}", file=sys.stderr)

@@ -175,19 +175,8 @@ def verify_command(args: argparse.Namespace) -> int:
             view.close()
         if args.json:
             print(json.dumps(c.to_json()), flush=True)
-        elif c.problem:
-            print(printable(f"{c.where}: {c.player}: problem: {c.problem}"), flush=True)
-        elif c.value_interval is None or c.best_interval is None:
-            pass  # judged without intervals: nothing to say
-        elif c.verdict == "unsettled":
-            print(printable(f"{c.where}: {c.player}: {c.move} is unsettled (value after it "
-                            f"{c.value_interval.text()}, position {c.best_interval.text()})"), flush=True)
-        elif c.verdict != "optimal":
-            loss = c.loss if c.loss is not None else f"at least {c.min_loss}"
-            best = f"best {c.best_move} " if c.best_move else "best "
-            print(printable(f"{c.where}: {c.player}: {c.move} is "
-                            f"{'a blunder' if c.verdict == 'blunder' else 'an inaccuracy'}"
-                            f" ({c.value_interval.text()}; {best}{c.best_interval.text()}, loses {loss})"), flush=True)
+        elif (line := c.text()) is not None:
+            print(printable(line), flush=True)
 
     checks: list = []
     interrupted = False
