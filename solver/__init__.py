@@ -12,6 +12,7 @@ read by :func:`parse_position` and :func:`read_file` (:mod:`solver.io.formats`).
 
 __version__ = "0.1.0"
 
+from solver.app.compile import compile_kernels
 from solver.cgt.gamevalue import GameValue, NoValue, game_value, parse_cgsuite
 from solver.common.limits import (
     LimitError,
@@ -80,6 +81,6 @@ __all__ = [
     "GameValue", "IllegalMoveError", "Interval", "InvalidMoveError", "JUMP3", "LimitError", "Limits", "MemoryLimitError",
     "MissingTableError", "Move", "MoveInfo", "NoValue", "O", "Oracle", "PASS", "Position", "PositionFormatError", "Progress",
     "RULE_SETS", "Report", "Rules", "Side", "SideResult", "Solver", "StateLimitError", "Summary", "Tablebase",
-    "TimeLimitError", "UAI", "X", "game_name", "game_value", "outcome_class", "parse_cgsuite", "parse_fen", "parse_position", "parse_rules",
+    "TimeLimitError", "UAI", "X", "compile_kernels", "game_name", "game_value", "outcome_class", "parse_cgsuite", "parse_fen", "parse_position", "parse_rules",
     "read_file", "read_positions", "report_json", "report_text", "solve", "write_colon", "write_fen", "write_grid",
 ]

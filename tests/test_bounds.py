@@ -63,7 +63,9 @@ def test_intervals_under_low_node_limits_contain_the_reference_value(rules):
 PROVERS = {"dfpn": [("D",)], "ladders": [("P", "F")], "one thread": None, "race": None}
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+# uai in the full suite only (the quick suite's 3 minutes, README): cs61b and jump3 have counters too
+@pytest.mark.parametrize("rules", [pytest.param(r, marks=pytest.mark.slow) if r is UAI else r for r in RULES],
+                         ids=lambda r: r.name)
 @pytest.mark.parametrize("how", PROVERS, ids=str)
 def test_each_prover_and_the_race_give_the_reference_values(rules, how):
     """The proof-number search alone, the alpha-beta ladders alone (horizons forced on small

@@ -99,6 +99,7 @@ def test_a_large_tier_makes_the_build_give_freed_memory_back(tmp_path, monkeypat
     assert asked == [True]
 
 
+@pytest.mark.slow  # a Dask cluster starts (the full suite runs it)
 def test_a_large_tier_on_a_cluster_makes_the_workers_give_freed_memory_back(tmp_path, monkeypatch):
     """On a cluster the workers hold the tier's ranges (solver.tiers.distributed): their allocators are
     told too, not only the driver's (left alone here: the driver is this test process)."""

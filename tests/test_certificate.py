@@ -128,6 +128,7 @@ def test_the_command_writes_and_checks_certificates(tmp_path):
 
 
 
+@pytest.mark.slow  # the quick suite's 3 minutes (README): the full suite runs it
 def test_a_search_table_file_resumes_a_search_and_refuses_what_is_not_its_own(tmp_path):
     """--table-file: a second run starts from what the first proved (the same value, less work);
     a file of another board, or one the search did not write, is refused in one line and left as

@@ -191,7 +191,7 @@ def test_commands_are_subcommands_and_solve_is_the_default(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["ucci"], "ataxx-solve: error: 'ucci' is neither a command (solve, batch, verify, perft, bench, cache, tables, certificate, uai, values, serve) "
+    (["ucci"], "ataxx-solve: error: 'ucci' is neither a command (solve, batch, verify, perft, bench, cache, tables, certificate, uai, values, serve, compile) "
               "nor a file (see ataxx-solve --help)"),
     (["tables", "frobnicate"], "ataxx-solve tables: error: argument ACTION: invalid choice: 'frobnicate'"),
     (["batch", "x.txt", "--bogus"], "ataxx-solve batch: error: unrecognized arguments: --bogus "

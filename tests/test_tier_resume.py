@@ -50,7 +50,8 @@ class Recording(MemoryCheckpoints):
         return super().save(state)
 
 
-@pytest.mark.parametrize("board", [Board(3, 4), Board(3, 3, 1 << 4), Board(2, 5)], ids=repr)
+@pytest.mark.parametrize("board", [pytest.param(Board(3, 4), marks=pytest.mark.slow), Board(3, 3, 1 << 4), Board(2, 5)],
+                         ids=repr)  # (3 x 4 in the full suite only: the quick suite's 3 minutes)
 def test_stopped_at_every_step_boundary_the_tables_are_those_of_one_solve(board):
     whole = MemoryStore()
     TierSolver(AtaxxGame(board), whole, chunk_size=200).solve()

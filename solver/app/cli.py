@@ -28,6 +28,7 @@ from solver.app.commands.batch import add_batch
 from solver.app.commands.bench import add_bench
 from solver.app.commands.cache import add_cache
 from solver.app.commands.certificate import add_certificate
+from solver.app.commands.compile import add_compile
 from solver.app.commands.common import (
     COMMANDS,
     EXIT_INPUT,
@@ -46,6 +47,8 @@ from solver.app.commands.tables import add_tables
 from solver.app.commands.uai import add_uai
 from solver.app.commands.values import add_values
 from solver.app.commands.verify import add_verify
+from solver import engine
+from solver.app.compile import ensure_compiled
 from solver.common.files import OutputError
 from solver.io.formats import (
     quote,
@@ -73,6 +76,7 @@ def build_parser() -> Parser:
     add_uai(commands)
     add_values(commands)
     add_serve(commands)
+    add_compile(commands)
     return top
 
 
@@ -129,8 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     """The command: the exit status of the command line ``argv`` (default: the process's)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     log_to_stderr()
-    with _sigterm_as_interrupt() as terminated:
-        status = _main(argv)
+    # the first kernel the command needs compiles them all, together, with one notice and one bar
+    engine.on_first_use(lambda: ensure_compiled(sys.stderr.isatty()))
+    try:
+        with _sigterm_as_interrupt() as terminated:
+            status = _main(argv)
+    finally:
+        engine.on_first_use(None)
     return EXIT_TERMINATED if terminated and status == EXIT_INTERRUPTED else status
 
 

@@ -49,12 +49,64 @@ KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "lastplies", "r
 
 
 def __getattr__(name: str) -> ModuleType:
-    """A kernel module, imported (and numba loaded) on first access."""
+    """A kernel module, imported (and numba loaded) on first access; the first access of all
+    calls the hook of :func:`on_first_use` first (the command compiles every kernel there)."""
     if name in KERNEL_MODULES:
         if not _cache_checked:
             drop_stale_kernels()
+        hook = _first_use[:]
+        if hook:
+            _first_use.clear()
+            hook[0]()
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_first_use: list[Callable[[], None]] = []
+
+
+def on_first_use(hook: Callable[[], None] | None) -> None:
+    """Call ``hook`` once, before the first kernel module is loaded in this process (None: no
+    hook). The command sets :func:`solver.app.compile.ensure_compiled` here, so that its first use
+    of any kernel compiles them all, together, with one notice."""
+    _first_use[:] = [] if hook is None else [hook]
+
+
+def _cache_dirs() -> list[Path]:
+    """Where numba's cache of the kernels is: NUMBA_CACHE_DIR when set, else beside them (or, in a
+    read-only install, the user's cache)."""
+    return _marker_dirs()[:1] if os.environ.get("NUMBA_CACHE_DIR") else _marker_dirs()
+
+
+def all_compiled() -> bool:
+    """Whether every kernel of this version was compiled into the cache (:func:`record_all_compiled`)."""
+    name = f"compiled-{_kernel_fingerprint()}-all"
+    return any((d / name).exists() for d in _cache_dirs())
+
+
+def record_all_compiled() -> None:
+    """Remember that every kernel of this version is compiled (``ataxx-solve compile``)."""
+    name = f"compiled-{_kernel_fingerprint()}-all"
+    for d in _cache_dirs():
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            (d / name).write_text("compiled\n")
+            return
+        except OSError:
+            continue
+
+
+def processors() -> int:
+    """The processors this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def kernel_fingerprint() -> str:
+    """This version of the kernels (numba's version, Python's and the kernel sources)."""
+    return _kernel_fingerprint()
 
 
 _cache_checked = False
@@ -94,7 +146,8 @@ def drop_stale_kernels(directory: Path | None = None) -> bool:
 # -- running a kernel -----------------------------------------------------------------------------
 
 LOGGER = logging.getLogger(__name__)
-COMPILE_NOTICE = "compiling the solver, once (about a minute; later runs load it from the cache)"
+COMPILE_NOTICE = ("compiling the kernels this engine needs, once (up to a minute; later runs load them from the "
+                  "cache; solver.compile_kernels() or 'ataxx-solve compile' compiles them all at once)")
 STACK_BYTES = 512 << 20
 _HERE = Path(__file__).resolve().parent
 _notice_logged = False
@@ -127,6 +180,8 @@ def announce_compilation(kernel: str) -> None:
     if kernel in _seen:
         return
     _seen.add(kernel)
+    if all_compiled():
+        return
     name = f"compiled-{_kernel_fingerprint()}-{kernel}"
     if any((d / name).exists() for d in _marker_dirs()):
         return

@@ -222,6 +222,7 @@ COMMANDS = {
     "uai": "play as a UAI engine on standard input and output (for cuteataxx, GUIs, verify --engine)",
     "values": "a researcher's table: the game value (canonical form, mean, temperature) of every small start",
     "serve": "the analysis board in the browser, and a JSON API of exact values (a local web server)",
+    "compile": "compile every kernel into the cache now (any command does it the first time it needs one)",
 }
 
 
