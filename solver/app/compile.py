@@ -113,6 +113,26 @@ def _with_tables() -> None:
         Solver(algorithm="search", tables=tb, threads=1).solve("x.o\n.o.")  # the search probing the tables
 
 
+def _last_plies() -> None:
+    """The last plies' exact solvers (:mod:`solver.engine.lastplies`), called directly: whichever
+    search kernel calls them, they are compiled with the argument types their callers give."""
+    import numpy as np
+
+    from solver.game.bitboards import board_arrays, mover_bits
+    from solver.game.rules import CLASSIC, Position
+
+    p = Position.from_fen("xo1/1ox")
+    T = board_arrays(p.board, CLASSIC, symmetry=False)
+    m, t = (np.uint64(b) for b in mover_bits(p))
+    c = np.int64(p.counter)
+    lp = engine.lastplies
+    lp.last_test(m, t, c, np.int64(-1), np.int64(1), np.int64(12), T.playable, T.adj, T.jmp, T.reach, T.rules,
+                 np.zeros(lp.NLCOUNT, np.int64))
+    lp.static_bounds(m, t, c, T.playable, T.adj, T.reach, T.rules)
+    lp.odd_regions(np.uint64(p.empty), T.adj)
+    lp.captures(m, t, np.int64(2), T.adj)
+
+
 def _fen_lines() -> None:
     from solver.io.fenlines import read_fen_lines
     with tempfile.TemporaryDirectory(prefix="ataxx-compile-") as d:
@@ -131,10 +151,11 @@ TASKS: dict[str, tuple[Callable[[], None], float]] = {
     "tiers": (_tiers, 22.0),
     "perft": (_perft, 7.0),
     "fen lines": (_fen_lines, 2.0),
+    "last plies": (_last_plies, 5.0),
     "counters": (_retro_counter, 17.0),
     "with tables": (_with_tables, 3.0),
 }
-PHASES = (("search", "retro", "tiers", "perft", "fen lines"), ("counters", "with tables"))
+PHASES = (("search", "retro", "tiers", "perft", "fen lines", "last plies"), ("counters", "with tables"))
 
 
 def _run_task(name: str) -> tuple[str, float]:
