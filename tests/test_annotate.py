@@ -177,6 +177,7 @@ def test_player_judges_only_the_named_players_moves(tmp_path, capsys):
     assert err == ["ataxx-solve verify: --player Dee: no game has a player of that name (players: Ann, Ben, Cid)"]
 
 
+@pytest.mark.slow  # 6 s of CPU; the quick suite's 3 minutes (README): the read-back test below stays quick
 def test_verify_on_the_libataxx_games_annotates_every_judged_move_and_reads_back(tmp_path, capsys):
     """The 60 games written by libataxx, every move played with 1 empty square judged (352 moves,
     about 7 s): one comment per judged move besides libataxx's 6, a NAG per inaccuracy and blunder,

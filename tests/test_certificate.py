@@ -102,6 +102,7 @@ def _cli(*argv, stdin=None):
                           cwd=ROOT, timeout=300)
 
 
+@pytest.mark.slow  # six commands, 6 s of CPU: the quick suite's 3 minutes (README); the library's tests stay quick
 def test_the_command_writes_and_checks_certificates(tmp_path):
     cert = tmp_path / "c.txt"
     r = _cli("--certificate", str(cert), "--solver", "search", stdin="x...o\n")
