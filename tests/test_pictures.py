@@ -495,3 +495,23 @@ def test_value_labels_keep_clear_of_the_arrows_and_rings(monkeypatch):
 
 
 from dataclasses import replace  # noqa: E402
+
+
+
+PLAYED_JUMP = "xo1o/1xox/oxx1 x 0 1"  # X's jump b1d1 draws (0); the clone to d1 wins by 4; the best move by 8
+
+
+def test_the_played_jump_s_square_shows_the_played_move_s_value():
+    """X's jump b1d1 ends where X's clone to d1 does, and the clone is worth more; the best move
+    ends elsewhere. The square d1, the end of the only arrow there, shows the value of the move
+    played (was: the clone's, so the arrow of a move judged 'a blunder: it draws' ended on '+4')."""
+    p = parse_position(PLAYED_JUMP).position
+    v = Verifier(Solver(algorithm="reference"))
+    c = judge(v.analyzer(p), p, "b1d1", Check("alice", "g.pgn", 1, None, p, "b1d1"))
+    values = {i.move: i.value for i in v.analyzer(p).moves(p)}
+    d1 = p.board.parse_square("d1")
+    assert values[p.parse_move("b1d1")] == 0 and max(v for m, v in values.items() if m.to == d1) == 4
+    assert c.verdict == "blunder" and c.best == 8 and p.parse_move(c.best_move).to != d1
+    squares = _values_by_square(ET.fromstring(check_svg(v, c)))
+    assert squares["d1"] == "0"
+    assert squares[c.best_move[-2:]] == "+8"

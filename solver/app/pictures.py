@@ -436,7 +436,8 @@ def _clip(text: str, n: int = 18) -> str:
 def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequence[Arrow] | None = None,
               last_move: Move | None = None, legend: bool = True,
               players: Mapping[Side, str] | None = None,
-              values: Mapping[Move, Interval] | None = None, value: Interval | None = None) -> str:
+              values: Mapping[Move, Interval] | None = None, value: Interval | None = None,
+              shown: Move | None = None) -> str:
     """The board as SVG: pieces, blocks, coordinates, and (with ``tint``) each empty square the
     side to move can reach tinted by the best value it gets by moving there (green: the mover
     wins, red: loses, white: a draw; deeper for more points; the value, X's side, is written in
@@ -447,7 +448,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
     framed. ``legend``: a column right of the board says who X and O are (``players`` names
     them), what the colours, arrows and frames mean. ``values``: the moves' intervals when
     already known (:func:`move_intervals`); ``value``: the position's, for the caption, when
-    known (else it is read from the moves' intervals). Without ``tint`` nothing is solved."""
+    known (else it is read from the moves' intervals). ``shown``: a move (the move played, on the
+    audit page) whose square shows that move's value rather than the best one there, so that its
+    arrow ends on what its verdict says. Without ``tint`` nothing is solved."""
     board = p.board
     if tint and not p.is_over():
         if values is None:
@@ -455,6 +458,8 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
     else:
         values = {}
     squares = square_intervals(p, values)
+    if shown is not None and not shown.is_pass and shown in values:
+        squares[shown.to] = values[shown]
     if arrows is None:
         best = best_move(analyzer, p, values) if values else None
         arrows = [] if best is None or best.is_pass else [Arrow(best, "best")]
@@ -686,8 +691,13 @@ def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint:
         except LimitError:
             values = {}
     judged = judged_intervals(c, values or {})
-    return board_svg(analyzer, c.position, tint=tint or bool(judged), arrows=check_arrows(c), last_move=last_move,
-                     legend=legend, players={c.position.turn: c.player}, values=judged, value=c.best_interval)
+    arrows = check_arrows(c)
+    played = next((a.move for a in arrows if a.kind == "played"), None)
+    if played is not None and any(a.move.to == played.to for a in arrows if a.kind != "played"):
+        played = None  # the best move ends there too: the square shows the best, as everywhere
+    return board_svg(analyzer, c.position, tint=tint or bool(judged), arrows=arrows, last_move=last_move,
+                     legend=legend, players={c.position.turn: c.player}, values=judged, value=c.best_interval,
+                     shown=played)
 
 
 def judged_intervals(c: Check, values: Mapping[Move, Interval]) -> dict[Move, Interval]:
@@ -722,8 +732,9 @@ PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
 <li>X, the black discs, moves first (Black in the PGN of libataxx and python-ataxx); O, the white discs, second
 (White). Grey squares are blocks. Values are X's side: +5 means X ends 5 pieces ahead.</li>
 <li>Each empty square the side to move can reach is tinted by the best it gets by moving there: green, it wins;
-red, it loses; white, a draw; the deeper the colour, the more points. The number is the value after that move.
-A pale blue square with an interval was only bounded within the budget.</li>
+red, it loses; white, a draw; the deeper the colour, the more points. The number is the value after that move;
+where the move played ends, its own value (a jump there may be worse than a clone), unless the best move ends there
+too. A pale blue square with an interval was only bounded within the budget.</li>
 <li><span style="color:{ARROW_STYLES['played'][0]}">&#9644; solid blue</span>: the move played;
 <span style="color:{ARROW_STYLES['best'][0]}">&#9644; dashed orange</span>: the best move. A jump is an arrow
 from the square it leaves; a clone, a ring on the square it fills.
