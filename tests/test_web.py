@@ -176,6 +176,54 @@ def test_a_request_over_its_budget_gets_the_interval_proved(tmp_path):
     assert all(m["category"] == "unknown" and m["verdict"] == "unsettled" for m in a["moves"])
 
 
+class Recorder(Job):
+    """A job that keeps the moves searched, in order, and each partial analysis published."""
+
+    def __init__(self) -> None:
+        super().__init__("t", 600.0, None)
+        self.searched: list[str] = []
+        self.partials: list = []
+
+    def update(self, **changes) -> None:
+        if "searching" in changes:
+            self.searched.append(changes["searching"])
+        if changes.get("partial") is not None:
+            self.partials.append(changes["partial"])
+        super().update(**changes)
+
+
+def test_under_the_search_every_moves_value_comes_before_any_depth(monkeypatch):
+    """Where the search answers (forced here on small boards, so that the reference solver checks
+    it), each move's position is searched for its value, every move, before any is searched for its
+    depth: the tints come first. The partial answers published meanwhile only narrow, and the
+    answer is the reference solver's."""
+    from solver.app.web import analysis
+    from solver.common.limits import Limits
+    from solver.solve.solver import Solver
+
+    monkeypatch.setattr(analysis, "_solver", lambda settings, job, rules: Solver(
+        rules, "search", Limits(nodes=job.nodes, deadline=job.deadline), progress=job.on_progress, threads=1))
+    monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
+    searched_some = 0
+    for p in random_positions(2903, 12, block_chance=0.1) + random_positions(2904, 4, rules=UAI):
+        job = Recorder()
+        a = analysis.analyse(Settings(), job, p)
+        assert a.solver == "search" or p.is_over(), write_fen(p)
+        assert answered(a.to_json()) == expected(p), write_fen(p)
+        if job.searched:
+            searched_some += 1
+            playing = sorted(p.move_name(m) for m in p.legal_moves() if p.push(m).result() is None)
+            half = len(job.searched) // 2
+            assert sorted(job.searched[:half]) == sorted(job.searched[half:]) == playing, write_fen(p)
+            before = job.partials[0]
+            for later in job.partials[1:]:  # (each interval within the one before)
+                for m, k in later.moves.items():
+                    was = before.moves[m].interval
+                    assert was.lower <= k.interval.lower <= k.interval.upper <= was.upper
+                before = later
+    assert searched_some >= 6
+
+
 def _wait_for(c, test, what):
     for _ in range(600):
         status = c.get("/api/status").json()
@@ -385,3 +433,25 @@ def test_serve_command_warns_when_not_on_loopback(monkeypatch, capsys, tmp_path)
         assert f"ataxx-solve serve: cannot listen on 127.0.0.1 port {port}: " in capsys.readouterr().err
     finally:
         busy.close()
+
+
+def test_load_test_refuses_the_options_of_a_served_server(capsys):
+    for args in (["--port", "9000"], ["--no-cache"], ["--host", "0.0.0.0"]):
+        assert main(["serve", "--load-test", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ataxx-solve serve: --load-test starts its own server") and err.count("\n") == 1
+
+
+def test_load_figures_in_words():
+    from solver.app.web.load import describe, loopback_url, percentiles
+
+    assert percentiles([0.004, 0.001, 0.002, 0.003]) == {"n": 4, "median_ms": 3.0, "p90_ms": 4.0, "p99_ms": 4.0,
+                                                          "max_ms": 4.0}
+    rec = {"measure": "cached", "fen": "x2/3/2o x 0 1", "clients": 8, "requests": 20000, "errors": 0, "seconds": 9.5,
+           "requests_per_second": 2105.3, **percentiles([0.004])}
+    assert describe(rec) == ("cached answer (x2/3/2o x 0 1), 8 clients: 20,000 requests in 9.5 s, 2,105.3 requests/s (0 errors); "
+                             "latency median 4.0 ms, 90th percentile 4.0 ms, longest 4.0 ms")
+    assert loopback_url("http://127.0.0.1:8000/") == ("127.0.0.1", 8000)
+    for url in ("http://192.0.2.1:8000/", "https://127.0.0.1/", "http://example.org/"):
+        with pytest.raises(SystemExit, match="only a loopback"):
+            loopback_url(url)

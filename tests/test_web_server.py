@@ -149,3 +149,20 @@ def test_the_built_package_ships_the_page(tmp_path):
         meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     requires = [line for line in meta.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert any("starlette" in r for r in requires) and any("uvicorn" in r for r in requires)
+
+
+@pytest.mark.slow
+def test_the_load_test_measures_a_server_of_its_own():
+    """``serve --load-test``'s measures, small (2 clients, at most 1 s and 50 cached requests): the
+    7 x 7 positions with 4 empty squares answered exactly, the cached answers without an error,
+    and its server stopped after (the lines it shows name the load average)."""
+    from solver.app.web.load import load_test
+
+    shown: list[str] = []
+    records = load_test(["--max-seconds", "120", "--workers", "2"], 2, show=shown.append, seconds=1.0, requests=50)
+    assert [r["measure"] for r in records] == ["7x7-distinct", "7x7-same", "cached"]
+    for r in records[:2]:
+        assert r["statuses"] == [200] and r["exact"] == 2 and r["n"] == 2
+    assert records[2]["errors"] == 0 and 0 < records[2]["requests"] <= 50
+    assert len(shown) == 5 and "load average" in shown[0] and "load average" in shown[-1]
+    assert shown[0].startswith("load test: a server with 2 workers, --max-seconds 120, a new cache, on http://127.0.0.1:")

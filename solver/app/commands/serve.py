@@ -12,6 +12,7 @@ import webbrowser
 from solver.app.commands.common import (
     COMMANDS,
     EXIT_INPUT,
+    EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     MAX_STATES,
@@ -28,6 +29,7 @@ from solver.solve.cache import Cache, default_cache_path
 DEFAULT_PORT = 8000
 DEFAULT_SECONDS = 30.0
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1"]
+LOAD_CLIENTS = 8
 
 
 def add_serve(commands: Commands) -> None:
@@ -56,9 +58,17 @@ def add_serve(commands: Commands) -> None:
     p.add_argument("--max-memory", type=size_arg, metavar="SIZE",
                    help="memory for one solve (default: three quarters of the machine shared by the workers)")
     p.add_argument("--workers", type=whole_arg(1, 64), metavar="N",
-                   help="solves at once, each on one thread (default: the processors, at most 4)")
+                   help="solves at once, each on one thread (default: the processors, at most 8); a request that "
+                        "waits in the queue past its budget gets what the cache knows")
     p.add_argument("--cache", metavar="PATH", help=f"the solved-position cache (default: {default_cache_path()})")
     p.add_argument("--no-cache", action="store_true", help="keep no cache (answers are kept in memory only)")
+    p.add_argument("--load-test", action="store_true",
+                   help="measure instead of serving: start a server (these options, 127.0.0.1, a free port, a new "
+                        "cache), ask it a 7 x 7 position with 4 empty squares from --clients clients at once, then "
+                        "one cached answer as fast as they can (at most 10 s, 20,000 requests), print the latencies, "
+                        "the requests per second and the load average, and stop it")
+    p.add_argument("--clients", type=whole_arg(1, 64), default=LOAD_CLIENTS, metavar="N",
+                   help=f"--load-test: clients at once (default {LOAD_CLIENTS})")
     p.set_defaults(run=serve_command, parser=p)
 
 
@@ -96,11 +106,13 @@ def serve_command(args: argparse.Namespace) -> int:
     from solver.game.rules import parse_rules
 
     open_tables(args.tables, "ataxx-solve serve", search_bytes=args.tables_memory)  # (a bad directory: one line, exit 2)
+    if args.load_test:
+        return load_test_command(args)
     cache_path = None
     if not args.no_cache:
         cache_path = Cache(args.cache or default_cache_path())  # CacheError: one line from main()
         cache_path.close()
-    workers = args.workers or max(1, min(4, os.cpu_count() or 1))
+    workers = args.workers or max(1, min(8, os.cpu_count() or 1))
     settings = Settings(rules=parse_rules(args.rules), tables=args.tables, tables_memory=args.tables_memory,
                         cache_path=None if cache_path is None else cache_path.path, max_seconds=args.max_seconds,
                         max_nodes=args.max_nodes, max_memory=args.max_memory or default_memory_budget() // workers)
@@ -132,4 +144,29 @@ def serve_command(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     say("ataxx-solve serve: stopped")
+    return EXIT_OK
+
+
+def load_test_command(args: argparse.Namespace) -> int:
+    """``serve --load-test``: :func:`solver.app.web.load.load_test` with the server options given."""
+    from solver.app.web.load import load_test
+
+    if args.host not in ("127.0.0.1", "localhost") or args.port != DEFAULT_PORT or args.open or args.cache or args.no_cache:
+        say("ataxx-solve serve: --load-test starts its own server on 127.0.0.1 with a new cache: "
+            "--host, --port, --open, --cache and --no-cache do not apply")
+        return EXIT_INPUT
+    passed = ["--rules", args.rules, "--max-seconds", f"{args.max_seconds:.9f}"]
+    for flag, value in (("--tables", args.tables), ("--tables-memory", args.tables_memory),
+                        ("--max-nodes", args.max_nodes), ("--max-memory", args.max_memory),
+                        ("--workers", args.workers)):
+        if value is not None:
+            passed += [flag, str(value)]
+    try:
+        load_test(passed, args.clients, show=lambda line: print(line, flush=True))
+    except RuntimeError as exc:
+        say(f"ataxx-solve serve: --load-test: {exc}")
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        say("ataxx-solve serve: --load-test: stopped")
+        return EXIT_INTERRUPTED
     return EXIT_OK

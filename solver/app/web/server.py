@@ -57,12 +57,13 @@ from solver.app.web.inputs import (
     read_turn,
 )
 from solver.app.web.jobs import Job, Memo, Pool
+from solver.common.limits import Limits
 from solver.game.rules import RULE_SETS, Move, Position, parse_move_text
 from solver.io.formats import printable, write_fen
 from solver.io.pgn import looks_like_pgn
 from solver.oracles.reference import ReferenceOracle
 from solver.solve.analysis import Analyzer
-from solver.solve.solver import warm_up
+from solver.solve.solver import Solver, warm_up
 
 STATIC = {"app.js": "application/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 TICK = 0.2  # seconds between looks at a running job (the page's progress line, a waiting request)
@@ -446,10 +447,19 @@ def _plain_board(p: Position, last_move: Move | None) -> str:
     return board_svg(Analyzer(ReferenceOracle()), p, tint=False, arrows=[], legend=False, last_move=last_move)
 
 
+# Positions the warm-up solves with the search: boards of more than 25 squares search without
+# symmetry, whose kernels take other arrays (numba loads, or compiles, each such variant once per
+# process; measured, 23 s on a loaded machine: a first 7 x 7 request would spend its budget on it).
+WARM_UP_POSITIONS = ("xxxxxxx/xxxxxxx/xxxxxxx/ooooooo/ooooooo/ooooooo/ooooo2 x 0 1", "xxxxx/xxxxx/ooooo/ooooo/ooo2 x 0 1")
+
+
 def _warm_up(settings: Settings, ready: threading.Event) -> None:
     try:
         for algorithm in ("retro", "search"):
             warm_up(algorithm, settings.rules)
+        for fen in WARM_UP_POSITIONS:
+            Solver(settings.rules, "search", Limits(timeout=300), threads=1).solve(
+                Position.from_fen(fen, settings.rules))
     finally:
         ready.set()
 
