@@ -50,7 +50,7 @@ class Client(TestClient):
 def client(tmp_path, workers: int = 2, **settings) -> Client:
     settings.setdefault("max_seconds", 600.0)
     s = Settings(cache_path=settings.pop("cache_path", tmp_path / "cache.sqlite3"), **settings)
-    return Client(create_app(s, workers=workers, warm_up=True))
+    return Client(create_app(s, workers=workers, warm_up=False))  # (the session compiled the kernels: conftest)
 
 
 def category(p, value, depth):
