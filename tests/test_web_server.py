@@ -159,10 +159,10 @@ def test_the_load_test_measures_a_server_of_its_own():
     from solver.app.web.load import load_test
 
     shown: list[str] = []
-    records = load_test(["--max-seconds", "120", "--workers", "2"], 2, show=shown.append, seconds=1.0, requests=50)
+    records = load_test(["--max-seconds", "10", "--workers", "2"], 2, show=shown.append, seconds=1.0, requests=50)
     assert [r["measure"] for r in records] == ["7x7-distinct", "7x7-same", "cached"]
-    for r in records[:2]:
-        assert r["statuses"] == [200] and r["exact"] == 2 and r["n"] == 2
+    for r in records[:2]:  # (answered within the budget: exact or with the interval proved)
+        assert r["statuses"] == [200] and r["n"] == 2 and r["solvers"] != ["None"]
     assert records[2]["errors"] == 0 and 0 < records[2]["requests"] <= 50
     assert len(shown) == 5 and "load average" in shown[0] and "load average" in shown[-1]
-    assert shown[0].startswith("load test: a server with 2 workers, --max-seconds 120, a new cache, on http://127.0.0.1:")
+    assert shown[0].startswith("load test: a server with 2 workers, --max-seconds 10, a new cache, on http://127.0.0.1:")

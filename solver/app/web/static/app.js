@@ -174,7 +174,9 @@ function showAnalysis(a, final) {
   board.innerHTML = a.svg;
   if (final) board.dataset.analysed = "1";
   markSelection();
-  const stopped = a.stopped ? ` (stopped: ${a.stopped === "time" ? "out of time" : a.stopped === "interrupt" ? "stopped" : a.stopped}; only bounds proved)` : "";
+  const unproved = !a.exact ? "only bounds proved" : a.moves.some((m) => !("value" in m)) ? "some moves' values not proved"
+    : "some depths not proved";
+  const stopped = a.stopped ? ` (stopped: ${a.stopped === "time" ? "out of time" : a.stopped === "interrupt" ? "stopped" : a.stopped}; ${unproved})` : "";
   if (!pos.over) {
     const depth = a.depth === undefined ? "" : a.depth === null ? ", depth infinite" : `, depth ${a.depth}`;
     $("caption").textContent = `${pos.turn_name} to move: ${a.words} (value ${valueText(a)})${depth}${final ? stopped : ""}`;
