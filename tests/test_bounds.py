@@ -200,11 +200,16 @@ def test_ctrl_c_prints_what_was_proved():
                             start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     hard = "x5o/7/7/7/7/7/o5x x 0 1"  # the 7 x 7 start: nothing is solved in 8 s
-    proc.stdin.write(hard + "\n")
-    proc.stdin.close()
-    time.sleep(8)
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.wait(timeout=600)
+    try:
+        proc.stdin.write(hard + "\n")
+        proc.stdin.close()
+        time.sleep(8)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=600)
+    finally:  # a failed wait leaves no search running on after the test (its own session)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     side = json.loads(out)["sides"]["x"]

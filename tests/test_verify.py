@@ -222,9 +222,14 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(start), "--html", str(html), "--no-limit"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(6)
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.wait(timeout=600)
+    try:
+        time.sleep(6)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=600)
+    finally:  # a failed wait leaves no search running on after the test (its own session)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     assert "player" in out and "interrupted after" in err and html.exists()
