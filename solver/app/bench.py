@@ -1,4 +1,4 @@
-"""Benchmarks: one row per case (positions, seconds, positions per second, peak memory).
+"""Benchmarks: one row per case (positions, states, seconds, states per second, peak memory).
 
 Each case runs in a fresh process so that its peak memory is its own; the process
 first loads the compiled kernels (a warm-up solve), then times the case alone.
@@ -26,7 +26,14 @@ Cases:
   N empty squares (under their own rules or RULES), each searched for its exact value, outcome
   first, with a time limit per position; the row counts the positions that ended with a proved
   interval and a best move, with the outcome proved, and exact (median times), and gives the
-  search's nodes per second of CPU (the positions column counts nodes) and its table hit rate.
+  search's nodes per second of CPU (the states column counts nodes) and its table hit rate.
+  Beneath it, the C++ baseline (:mod:`solver.app.baseline`, a plain exact alpha-beta under
+  ``uai``) on the same positions with the same time limit, in the same run: its outcomes, exact
+  values (median times), nodes and nodes per second of CPU (skipped, with the reason, without g++).
+- ``small-uai``: the small 7 x 7 positions of ``solver/data/small-uai-7x7.txt`` (1 and 2 empty
+  squares, issue 31's board first) where the solver trailed the C++ search when they were chosen,
+  under ``uai``, each searched by both in the same run: the row gives both solved counts and the
+  ratio of the solver's time to the C++ search's, position by position (median and worst).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from typing import cast
 
 import numpy as np
 
+from solver.app import baseline
 from solver.common.limits import Limits
 from solver.game.bitboards import mover_bits
 from solver.game.board import Board
@@ -67,6 +75,8 @@ from solver.tiers.store import MemoryStore
 ENDGAME_FILE = Path(__file__).resolve().parent.parent / "data" / "endgames-7x7.txt"
 # ... and the endgames of games between searching players (positions/make_engine_endgames.py).
 ENGINE_GAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "endgames-engines-7x7.txt"
+# ... and small positions (1 and 2 empty squares) where the solver trailed the C++ search (issue 31).
+SMALL_UAI_FILE = Path(__file__).resolve().parent.parent / "data" / "small-uai-7x7.txt"
 ENDGAME_EMPTIES = (2, 4, 6, 8)
 ENGINE_EMPTIES = (6, 8, 10, 12)
 DEFAULT_TIMEOUT = 60.0
@@ -74,18 +84,24 @@ DEFAULT_TIMEOUT = 60.0
 
 @dataclass
 class Row:
+    """One case: ``positions`` asked (a start, a suite's positions), ``states`` the work (positions
+    solved, nodes, leaves) in ``seconds``; ``baseline``: the C++ search's figures on the same
+    positions (printed beneath)."""
+
     case: str
     solver: str
-    positions: int
+    states: int
     seconds: float
     peak_bytes: int
     note: str = ""
     times: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    positions: int = 1
+    baseline: dict | None = None
 
     @property
     def rate(self) -> float:
-        return self.positions / self.seconds if self.seconds > 0 else float("inf")
+        return self.states / self.seconds if self.seconds > 0 else float("inf")
 
 
 SOLVE_CASES = ("3x4", "3x5", "4x4", "2x7", "2x7-uai", "2x7-cs61b", "2x7-jump3", "3x4-uai", "3x4-cs61b",
@@ -114,7 +130,7 @@ def case_names(empties: Sequence[int] = ENDGAME_EMPTIES) -> list[str]:
     return (["3x4-reference", *SOLVE_CASES, *ANALYSIS_CASES, "perft6", "perft7", "tables-4x4", "tables-probe",
              "tables-batch"] + [f"endgames-{e}" for e in empties] + [f"endgames-{e}-uai" for e in empties]
             + [f"engines-{e}" for e in ENGINE_EMPTIES] + [f"engines-{e}-uai" for e in ENGINE_EMPTIES]
-            + [f"threads-{e}" for e in ENGINE_EMPTIES[:2]])
+            + [f"threads-{e}" for e in ENGINE_EMPTIES[:2]] + ["small-uai"])
 
 
 def _peak_bytes() -> int:
@@ -178,9 +194,10 @@ def _perft(depth: int) -> Row:
 
 
 def _suite_positions(suite: Path, empties: int, rules_name: str | None) -> list[tuple[str, Position]]:
+    """The positions of ``suite`` with ``empties`` empty squares (-1: all), under ``rules_name`` if given."""
     out = []
     for e in read_file(str(suite)):
-        if isinstance(e, Entry) and e.position.empty.bit_count() == empties:
+        if isinstance(e, Entry) and empties in (-1, e.position.empty.bit_count()):
             p = e.position if rules_name is None else e.position.replace(rules=parse_rules(rules_name))
             out.append((e.name or "", p))
     return out
@@ -216,7 +233,8 @@ def _endgames(suite: Path, label: str, empties: int, timeout: float, rules_name:
     row counts the positions with a non-trivial interval (narrower than the widest), with the
     outcome proved and exact (median times), and gives the nodes per second of CPU time (every
     thread's nodes over every thread's CPU seconds: per core) and the table's hit rate."""
-    results = _search_suite(_suite_positions(suite, empties, rules_name), timeout, threads)
+    positions = _suite_positions(suite, empties, rules_name)
+    results = _search_suite(positions, timeout, threads)
     n = len(results)
     nodes = sum(r["counters"]["nodes"] for r in results)
     cpu = sum(r["cpu"] for r in results)
@@ -234,7 +252,79 @@ def _endgames(suite: Path, label: str, empties: int, timeout: float, rules_name:
                {"positions": n, "nontrivial": nontrivial, "outcome": len(outcome), "exact": len(exact),
                 "outcome_seconds": outcome, "exact_seconds": exact, "nodes": nodes, "cpu": cpu,
                 "timeout": timeout, "threads": threads,
-                "results": [{k: v for k, v in r.items() if k != "counters"} for r in results]})
+                "results": [{k: v for k, v in r.items() if k != "counters"} for r in results]},
+               positions=n, baseline=_baseline([p for _, p in positions], timeout))
+
+
+def _outcome_known(lower: int, upper: int) -> bool:
+    return lower > 0 or upper < 0 or lower == upper
+
+
+def _baseline(positions: list[Position], timeout: float) -> dict:
+    """The C++ search on ``positions`` (under ``uai``, at their clocks), ``timeout`` seconds each:
+    its counts, times, nodes and CPU; {"skipped": why} when it cannot be built or run."""
+    built = baseline.build()
+    if built.path is None:
+        return {"skipped": built.reason}
+    fens = [write_fen(p.replace(rules=UAI)) for p in positions]
+    try:
+        results = baseline.solve(built.path, fens, timeout)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        return {"skipped": f"the C++ search failed: {exc}"}
+    outcome = [r["outcome_seconds"] for r in results if _outcome_known(r["lower"], r["upper"])
+               and r["outcome_seconds"] is not None]
+    exact = [r["exact_seconds"] for r in results if r["exact"]]
+    nodes = sum(r["nodes"] for r in results)
+    cpu = sum(r["cpu"] for r in results)
+    peak = max(r.get("peak_bytes", 0) for r in results)
+    return {"positions": len(results), "outcome": len(outcome), "exact": len(exact), "outcome_seconds": outcome,
+            "exact_seconds": exact, "nodes": nodes, "cpu": cpu, "peak_bytes": peak, "timeout": timeout,
+            "results": results}
+
+
+def _baseline_line(b: dict) -> tuple[str, ...]:
+    """The C++ search's sub-row: the same columns as a row."""
+    name = "  c++ alpha-beta (uai), same positions"
+    if "skipped" in b:
+        return (name, "c++", "-", "-", "-", "-", "-", f"skipped: {b['skipped']}")
+    n = b["positions"]
+    rate = b["nodes"] / b["cpu"] if b["cpu"] > 0 else 0.0
+    note = (f"outcome {b['outcome']}/{n} ({_median(b['outcome_seconds'])}); exact {b['exact']}/{n} "
+            f"({_median(b['exact_seconds'])}); {rate / 1e6:.2f}M nodes/s per core")
+    return (name, "c++/1", f"{n:,}", f"{b['nodes']:,}", f"{b['cpu']:.2f}", f"{rate:,.0f}",
+            f"{b['peak_bytes'] / (1 << 20):,.0f} MiB", note)
+
+
+def _small_uai(timeout: float, threads: int | None) -> Row:
+    """The small positions where the solver trailed the C++ search (``SMALL_UAI_FILE``), under
+    ``uai``, each searched by both in this run: how many each solved exactly, and the ratio of the
+    solver's time to the C++ search's per position (a position one did not solve counts its
+    time limit, a lower bound on its time)."""
+    positions = _suite_positions(SMALL_UAI_FILE, -1, "uai")
+    results = _search_suite(positions, timeout, threads)
+    base = _baseline([p for _, p in positions], timeout)
+    n = len(results)
+    nodes = sum(r["counters"]["nodes"] for r in results)
+    cpu = sum(r["cpu"] for r in results)
+    exact = [r["exact"] for r in results if r["exact"] is not None]
+    note = f"exact {len(exact)}/{n} ({_median(exact)}); {nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s per core"
+    if "skipped" not in base:
+        ratios = []
+        for (name, _), r, c in zip(positions, results, base["results"]):
+            mine = r["exact"] if r["exact"] is not None else timeout
+            theirs = c["exact_seconds"] if c["exact"] else timeout
+            ratios.append((mine / max(theirs, 1e-3), name))
+        ratios.sort()
+        worst = ratios[-1]
+        note += (f"; solver/c++ time per position: median {statistics.median(r for r, _ in ratios):.2f}, "
+                 f"best {ratios[0][0]:.2f}, worst {worst[0]:.2f} ({worst[1]})")
+    times = [r["exact"] if r["exact"] is not None else float("inf") for r in results]
+    return Row("small 7x7 positions the c++ search solved faster, uai", f"search/{threads or 'all'}", nodes, cpu,
+               _peak_bytes(), note, times,
+               {"positions": n, "exact": len(exact), "exact_seconds": exact, "nodes": nodes, "cpu": cpu,
+                "timeout": timeout, "threads": threads,
+                "results": [{k: v for k, v in r.items() if k != "counters"} for r in results]},
+               positions=n, baseline=base)
 
 
 def _threads(empties: int, timeout: float) -> Row:
@@ -258,7 +348,8 @@ def _threads(empties: int, timeout: float) -> Row:
     nodes = sum(r["counters"]["nodes"] for r in one + two)
     return Row(f"engine games, {empties} empties, 2 threads / 1", "search", nodes, cpu, _peak_bytes(), note, [],
                {"one": [{k: v for k, v in r.items() if k != "counters"} for r in one],
-                "two": [{k: v for k, v in r.items() if k != "counters"} for r in two], "timeout": timeout})
+                "two": [{k: v for k, v in r.items() if k != "counters"} for r in two], "timeout": timeout},
+               positions=2 * len(positions))
 
 
 def _tables_build(rows: int, cols: int) -> Row:
@@ -268,7 +359,8 @@ def _tables_build(rows: int, cols: int) -> Row:
             report = build(Board(rows, cols), d, executor=executor)
             seconds = time.perf_counter() - t
     return Row(f"{rows}x{cols} tablebase, full build", "tables", report.positions, seconds, _peak_bytes(),
-               f"{report.entries:,} entries, {report.bytes_on_disk / (1 << 20):,.1f} MiB on disk")
+               f"{report.entries:,} entries, {report.bytes_on_disk / (1 << 20):,.1f} MiB on disk",
+               positions=report.positions)
 
 
 def _random_4x4(count: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -294,7 +386,7 @@ def _tables_probe() -> Row:
         tb.probe_codes(Board(4, 4), mine, theirs)
         seconds = time.perf_counter() - t
     return Row("4x4 tables, probe random positions", "tables", count, seconds, _peak_bytes(),
-               "one call, checksums checked before")
+               "one call, checksums checked before", positions=count)
 
 
 def _tables_batch() -> Row:
@@ -312,7 +404,7 @@ def _tables_batch() -> Row:
             summary = run_batch([str(src)], BatchOptions(tables=d), jobs=os.cpu_count() or 1, stream=sink)
             seconds = time.perf_counter() - t
     return Row("4x4 tables, batch --tables", "tables", summary.solved, seconds, _peak_bytes(),
-               "value, depth and best move per position; reading the file included")
+               "value, depth and best move per position; reading the file included", positions=count)
 
 
 def run_case(name: str, timeout: float = DEFAULT_TIMEOUT, threads: int | None = None) -> Row:
@@ -338,6 +430,8 @@ def run_case(name: str, timeout: float = DEFAULT_TIMEOUT, threads: int | None = 
     m = _THREADS_RE.fullmatch(name)
     if m:
         return _threads(int(m.group(1)), timeout)
+    if name == "small-uai":
+        return _small_uai(timeout, threads)
     m = _SOLVE_RE.fullmatch(name)
     if m:
         return _full_solve(int(m.group(1)), int(m.group(2)), "retro", m.group(3) or "classic")
@@ -363,13 +457,19 @@ def row_json(row: Row) -> dict:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("case", "solver", "positions", "seconds", "positions/s", "peak memory", "")
-    body = [(r.case, r.solver, f"{r.positions:,}", f"{r.seconds:.2f}", f"{r.rate:,.0f}" if r.positions else "-",
-             f"{r.peak_bytes / (1 << 20):,.0f} MiB", r.note) for r in rows]
+    """The rows as a table (positions, states, seconds, states per second, peak memory, note), each
+    row with a baseline followed by the C++ search's figures on the same positions."""
+    head: tuple[str, ...] = ("case", "solver", "positions", "states", "seconds", "states/s", "peak memory", "")
+    body: list[tuple[str, ...]] = []
+    for r in rows:
+        body.append((r.case, r.solver, f"{r.positions:,}", f"{r.states:,}", f"{r.seconds:.2f}",
+                     f"{r.rate:,.0f}" if r.states else "-", f"{r.peak_bytes / (1 << 20):,.0f} MiB", r.note))
+        if r.baseline is not None:
+            body.append(_baseline_line(r.baseline))
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
     for k, cells in enumerate([head] + body):
-        lines.append("  ".join(c.ljust(w) if i in (0, 1, 6) else c.rjust(w)
+        lines.append("  ".join(c.ljust(w) if i in (0, 1, 7) else c.rjust(w)
                                for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths[:-1]))
@@ -394,6 +494,6 @@ def _ratio(rows: list[Row]) -> str:
     lines = []
     for what, top, bottom in RATIOS:
         a, b = by.get(top), by.get(bottom)
-        if a and b and a.positions and b.positions and b.seconds > 0:
+        if a and b and a.states and b.states and b.seconds > 0:
             lines.append(f"{what}: {a.seconds / b.seconds:,.2f}x")
     return "\n".join(lines)
