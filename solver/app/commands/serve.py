@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import os
 import socket
+import signal
 import threading
 import webbrowser
 
@@ -144,6 +145,10 @@ def serve_command(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     say("ataxx-solve serve: stopped")
+    # uvicorn raises a caught Ctrl-C again only where Python's own handler is in place when it
+    # returns; where another handler was, it returns normally: its record of the signal says it.
+    if signal.SIGINT in getattr(server, "_captured_signals", ()):
+        return EXIT_INTERRUPTED
     return EXIT_OK
 
 
