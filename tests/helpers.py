@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import time
 
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, O, X, Position, Rules
@@ -74,3 +78,17 @@ def naive_value(p: Position, budget: int | None = None) -> int:
         return max(values) if q.turn == X else min(values)
 
     return value(p, frozenset())
+
+
+def ctrl_c_after(proc: subprocess.Popen, seconds: float, guard: float = 600) -> None:
+    """Ctrl-C to ``proc``'s process group (started with ``start_new_session``) after ``seconds``,
+    and its exit waited for (``guard``: a limit against a hang, not a timing); when the wait
+    fails, the group is killed, so that no search runs on after the test."""
+    try:
+        time.sleep(seconds)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=guard)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

@@ -7,16 +7,14 @@ reports keeps the bound it was proved for. The clock fact the search uses under
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from helpers import random_positions
+from helpers import ctrl_c_after, random_positions
 from solver.common.scores import value_threshold
 from solver.oracles.search import SearchOracle
 from solver.game.bitboards import mover_bits
@@ -200,16 +198,9 @@ def test_ctrl_c_prints_what_was_proved():
                             start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     hard = "x5o/7/7/7/7/7/o5x x 0 1"  # the 7 x 7 start: nothing is solved in 8 s
-    try:
-        proc.stdin.write(hard + "\n")
-        proc.stdin.close()
-        time.sleep(8)
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(timeout=600)
-    finally:  # a failed wait leaves no search running on after the test (its own session)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    proc.stdin.write(hard + "\n")
+    proc.stdin.close()
+    ctrl_c_after(proc, 8)
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     side = json.loads(out)["sides"]["x"]

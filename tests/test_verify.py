@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ctrl_c_after
 from solver.app.bench import ENDGAME_FILE
 from solver.app.cli import main
 
@@ -202,9 +203,7 @@ def test_verdicts_from_intervals():
 def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_path):
     """A hard 7 x 7 endgame with a short budget: the move is unsettled, both intervals are shown;
     Ctrl-C in the middle of a run still prints the summary and writes the HTML report."""
-    import os
     import signal
-    import time
 
     hard = "ooxxxx1/ooooooo/oxoxxxo/oxoooo1/oooooo1/oxxooo1/1xxxo1x x 0 39"  # 6 empty squares
     f = tmp_path / "hard.txt"
@@ -222,14 +221,7 @@ def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_p
     proc = subprocess.Popen([sys.executable, "-m", "solver", "verify", str(start), "--html", str(html), "--no-limit"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        time.sleep(6)
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(timeout=600)
-    finally:  # a failed wait leaves no search running on after the test (its own session)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    ctrl_c_after(proc, 6)
     out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 130
     assert "player" in out and "interrupted after" in err and html.exists()
