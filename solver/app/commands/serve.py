@@ -137,6 +137,9 @@ def serve_command(args: argparse.Namespace) -> int:
         threading.Timer(0.5, webbrowser.open, [url]).start()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=3)
     server = uvicorn.Server(config)
+    # uvicorn restores the handler it found and raises a caught Ctrl-C again: Python's own handler
+    # makes that a KeyboardInterrupt (another one left in place made it return as if asked to stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.run(sockets=[sock])  # (uvicorn stops on Ctrl-C or SIGTERM, then raises the signal again)
     except KeyboardInterrupt:
@@ -145,11 +148,9 @@ def serve_command(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     say("ataxx-solve serve: stopped")
-    # uvicorn raises a caught Ctrl-C again only where Python's own handler is in place when it
-    # returns; where another handler was, it returns normally: its record of the signal says it.
-    if signal.SIGINT in getattr(server, "_captured_signals", ()):
-        return EXIT_INTERRUPTED
-    return EXIT_OK
+    # (a handler set during the run and left there, such as a worker pool's SIG_IGN, still hides it:
+    # uvicorn's record of the signals it caught says it)
+    return EXIT_INTERRUPTED if signal.SIGINT in getattr(server, "_captured_signals", ()) else EXIT_OK
 
 
 def load_test_command(args: argparse.Namespace) -> int:
