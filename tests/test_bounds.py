@@ -74,7 +74,7 @@ def test_each_prover_and_the_race_give_the_reference_values(rules, how):
         ref = ReferenceSolution([p], max_states=100_000)
         value = ref.lookup(p)[0]  # the mover's
         for limit in (0, 30, 300):
-            oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, horizon_limit=12,
+            oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, budget_limit=12,
                                   threads=2 if how == "race" else 1)
             oracle.provers = PROVERS[how]
             b = oracle.bounds(p)

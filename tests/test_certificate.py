@@ -41,7 +41,7 @@ def test_every_bound_the_search_proves_has_a_strategy_the_rules_confirm(rules):
         value = ReferenceSolution([p], max_states=100_000).lookup(p)[0] * p.turn.sign  # X's side
         for limit, threads in ((0, 1), (3, 1), (10, 1), (10, 2), (60, 2)):
             oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, threads=threads,
-                                  horizon_limit=8 if threads == 2 else None)
+                                  budget_limit=8 if threads == 2 else None)
             for claim in _claims(oracle, p):
                 verdict = C.check(claim)
                 assert verdict.confirmed, (verdict.line(), p)

@@ -137,7 +137,7 @@ def test_search_matches_reference_on_roots_and_their_moves(rules):
 @pytest.mark.slow
 def test_search_with_finite_proofs_matches_reference(rules):
     """The horizon proofs that large boards use first, forced on small ones."""
-    assert _compare_search(roots(50, rules, 80), rules, horizon_limit=64) > 150
+    assert _compare_search(roots(50, rules, 80), rules, budget_limit=64) > 150
 
 
 @pytest.mark.slow

@@ -211,7 +211,7 @@ def test_df_pn_and_the_horizon_ladders_probe_the_tables_too(tables_dir, provers)
     for label, probe in (("plain", None), ("tables", arrays)):
         found, nodes[label] = [], 0
         for q in random_positions(THREE_FIVE, 6, (TIERS + 2, TIERS + 3), 17):
-            oracle = SearchOracle(THREE_FIVE, CLASSIC, threads=1, tt_bits=16, horizon_limit=12, probe_tables=probe)
+            oracle = SearchOracle(THREE_FIVE, CLASSIC, threads=1, tt_bits=16, budget_limit=12, probe_tables=probe)
             oracle.provers = [provers]
             b = oracle.bounds(q)
             found.append((b.lower, b.upper))

@@ -44,8 +44,8 @@ import numpy as np
 
 from solver.common.limits import TimeLimitError
 
-KERNEL_MODULES = ("bits", "kernels", "ttable", "search", "dfpn", "lastplies", "retro", "counters", "solved", "options", "dense",
-                  "tier_kernels", "tier_route", "tbprobe", "perft", "fenscan")
+KERNEL_MODULES = ("bits", "kernels", "frames", "ttable", "search", "dfpn", "lastplies", "retro", "counters", "solved",
+                  "options", "dense", "tier_kernels", "tier_route", "tbprobe", "perft", "fenscan")
 
 
 def __getattr__(name: str) -> ModuleType:

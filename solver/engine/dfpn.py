@@ -51,11 +51,22 @@ from solver.common import scores
 
 from . import ttable
 from .bits import lowest_square, popcount
+from .frames import (
+    grow_frames,
+    line_bucket,
+    line_pop,
+    line_push,
+    move_room,
+    new_frames,
+    new_line,
+    repetition,
+    room,
+    work_log2,
+)
 from .kernels import (
     canonical,
     game_status,
     grow,
-    grow_rows,
     key_hash,
     map_move_by,
     min_plies_to_end,
@@ -82,8 +93,8 @@ STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 O_LOOPY, O_CLOCK, O_MAX_STACK = range(3)
 
 # frame columns
-F_C, F_S, F_THPN, F_THDN, F_MOFF, F_N, F_SEL, F_EMP, F_SYM, F_NODES = range(10)
-NF = 10
+F_C, F_S, F_THPN, F_THDN, F_MOFF, F_N, F_SEL, F_EMP, F_SYM, F_NODES, F_PREV, F_HB = range(12)
+NF = 12
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 32
 
 _widen = njit(cache=True)(scores.widen)
@@ -257,11 +268,8 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     squares = np.int64(popcount(playable))
     top = squares * scores.M - scores.HALF  # a threshold above it asks for every square
     cap = 256
-    fr = np.zeros((cap, NF), np.int64)
-    fm = np.empty(cap, np.uint64)
-    ft = np.empty(cap, np.uint64)
-    fk1 = np.empty(cap, np.uint64)
-    fk2 = np.empty(cap, np.uint64)
+    fr, fm, ft, fk1, fk2 = new_frames(cap, NF)
+    line = new_line()  # the current line's keys, for the repetition rule
     mcap = 1 << 14
     cmv = np.empty(mcap, np.int64)
     cpn = np.empty(mcap, np.int64)
@@ -317,14 +325,11 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                     ply -= 1
                     state = RETURNED
                     continue
-            repeated = -1
-            if loopy and ply > 0:
-                i = ply - 1
-                while i >= 0 and fr[i, F_EMP] == empties:
-                    if fk1[i] == cm and fk2[i] == ct:
-                        repeated = i
-                        break
-                    i -= 1
+            repeated = np.int64(-1)
+            hb = np.int64(0)
+            if loopy:
+                hb = line_bucket(cm, ct)
+                repeated = repetition(line, fr, F_PREV, F_EMP, fk1, fk2, ply, cm, ct, empties, hb, 1)
             if repeated >= 0:
                 stats[S_REPS] += 1
                 if 0 >= sn:
@@ -335,25 +340,25 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                 ply -= 1
                 state = RETURNED
                 continue
-            if ply + 1 >= cap:
-                if 2 * cap > max_stack:
-                    stats[S_STOP] = STOP_STACK
-                    return np.int64(0)
-                cap *= 2
-                fr = grow_rows(fr, cap)
-                fm = grow(fm, cap)
-                ft = grow(ft, cap)
-                fk1 = grow(fk1, cap)
-                fk2 = grow(fk2, cap)
+            grown = room(ply, cap, max_stack)
+            if grown == 0:
+                stats[S_STOP] = STOP_STACK
+                return np.int64(0)
+            if grown != cap:
+                cap = grown
+                fr, fm, ft, fk1, fk2 = grow_frames(fr, fm, ft, fk1, fk2, cap)
             moff = fr[ply, F_MOFF]
-            if moff + MAX_MOVES > mcap:
-                mcap = 2 * mcap + MAX_MOVES
+            grown = move_room(moff, MAX_MOVES, mcap)
+            if grown != mcap:
+                mcap = grown
                 cmv = grow(cmv, mcap)
                 cpn = grow(cpn, mcap)
                 cdn = grow(cdn, mcap)
                 cdep = grow(cdep, mcap)
             fk1[ply] = cm
             fk2[ply] = ct
+            if loopy:
+                line_push(line, fr, F_PREV, F_HB, ply, hb)
             fr[ply, F_EMP] = empties
             fr[ply, F_SYM] = sym
             fr[ply, F_NODES] = stats[S_NODES]
@@ -450,11 +455,7 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
             if settled and dq != NONE:
                 stats[S_PATHDEP] += 1
             else:
-                used = stats[S_NODES] - fr[ply, F_NODES] + 1
-                work = np.int64(0)
-                while used > 1 and work < 15:
-                    used >>= 1
-                    work += 1
+                work = work_log2(stats[S_NODES] - fr[ply, F_NODES] + 1)
                 table_store(dtt, fk1[ply], fk2[ply], fr[ply, F_C], fr[ply, F_S], pn_n, dn_n, work)
                 if settled:
                     stats[S_SETTLED] += 1
@@ -463,7 +464,7 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                     if pn_n == 0:
                         move = map_move_by(cmv[moff + best], symperm, fr[ply, F_SYM])
                     ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
-                                 sn if pn_n == 0 else -scores.INF_SCORE,
+                                 clock_kind, sn if pn_n == 0 else -scores.INF_SCORE,
                                  sn - 1 if dn_n == 0 else scores.INF_SCORE, 0, 0, 0, 0, move, work)
             if ply == 0:
                 if pn_n == 0:
@@ -477,6 +478,8 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
             ret_pn = pn_n
             ret_dn = dn_n
             ret_dep = dq
+            if loopy:
+                line_pop(line, fr, F_PREV, F_HB, ply)
             ply -= 1
             state = RETURNED
             continue

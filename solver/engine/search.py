@@ -16,39 +16,32 @@ h(x) = x - 1 for x > 0 and x + 1 for x < 0, so windows translate exactly
 boundary between two values); a test inside a value's band asks about depth.
 No threshold is ever 0, so every node of a test asks a yes/no question.
 
-Loops (classic and uai): the repetition rule
---------------------------------------------
-Under ``classic`` play may go on forever and is worth 0. The search scores a
-position that repeats one on the current line (compared by canonical key) as
-0. In a test this is exact. Call P the side for which 0 is *not* enough (it
-needs a finished game better than 0 for it at the threshold) and F the other
-side, for which 0 is enough. (1) If P can reach its threshold, it has an
-attractor strategy that lowers its rank on every move, so it never repeats a
-position: the same proof works under the rule. (2) If P cannot, F has a
-strategy that keeps P from its threshold forever; under the rule, every line
+Loops (classic): the repetition rule
+------------------------------------
+Under ``classic`` play may go on forever and is worth 0. The search of the real
+game scores a position that repeats one on the current line (compared by
+canonical key) as 0. In a test this is exact. Call P the side for which 0 is
+*not* enough (it needs a finished game better than 0 for it at the threshold)
+and F the other side, for which 0 is enough. (1) If P can reach its threshold,
+it has an attractor strategy that lowers its rank on every move, so it never
+repeats a position: the same proof works under the rule. (2) If P cannot, F has
+a strategy that keeps P from its threshold forever; under the rule, every line
 that follows it ends in a finished game F is content with, or in a repetition,
 which scores 0 and so also contents F. Repetitions of colour-inverted keys are
 covered as well: equal keys have equal values for their movers.
 
-Under ``uai`` the halfmove clock ends the game at 100 with a draw (0), and the
-same rule is exact on boards (clock ignored in the comparison). The *clock
-fact* (SPEC section 4.1): if a side can force at least v > 0 at clock c, it can
-at every lower clock, with the same plays (its strategy never reaches the
-limit, which would give 0, so a lower clock changes no line); if it can force
-at least v <= 0 at clock c, it can at every higher clock (a line cut earlier by
-the limit ends in 0 >= v). So P's proofs hold at lower clocks and F's at higher
-ones. (1) P's strategy need not repeat a board: let W(B) be the highest clock at
-which P still reaches its threshold from board B; playing from B the move that
-works at clock W(B) leads, by a jump or a pass, to a board B' with W(B') >=
-W(B) + 1, so W grows strictly along a run of jumps and passes and no board
-repeats (a clone changes the number of empty squares). (2) A repetition at
-clock c' > c of a board where F holds at clock c: F holds at c' too.
-
-Under ``cs61b`` and ``jump3`` the counter ends the game with the pieces counted,
-so neither a repetition nor a clock fact says anything; the counter is part of
-every key and the game is finite (see the README's rules section). There the
-search uses no repetition rule (none can occur: every jump or pass moves the
-counter on, every clone fills a square).
+Under a counter (``uai``, ``cs61b``, ``jump3``) every game ends: every jump or
+pass moves the counter on (a pass under ``cs61b`` does not, but two passes in a
+row end the game), every clone fills a square. The counter is part of every key,
+so the search of the real game needs no repetition rule and every result is a
+fact of its key. Under ``uai`` the limit scores 0 and the *clock fact* (SPEC
+section 4.1) lets a bound proved at one clock answer the same board at others:
+if a side can force at least v > 0 at clock c, it can at every lower clock, with
+the same plays (its strategy never reaches the limit, which would give 0, so a
+lower clock changes no line); if it can force at least v <= 0 at clock c, it can
+at every higher clock (a line cut earlier by the limit ends in 0 >= v). Under
+``cs61b`` and ``jump3`` the pieces are counted at the limit: there is no such
+fact, and a bound holds for its own counter only.
 
 Which results may be stored (graph history)
 -------------------------------------------
@@ -68,26 +61,55 @@ now rests on what A rested on; a P success at A drops everything made below it
 boundary on F's side (the yes/no answer, nothing more), so every stored bound is
 a proved bound.
 
-Finite proofs with a horizon
-----------------------------
-On large boards a test first looks for short proofs: the game cut after H
-plies, the cut scored as a loss for P (a P success there is a P success in the
-real game) and then as a win for P (an F success there is real), for H from
-twice the empty squares up by 2, then by a quarter each time (a test stopped by
-a node budget resumes at the horizon it reached). Results that
-hold only for the cut game are stored with the plies left and the cut's kind,
-and are reused only where they stay valid: when the cut is a loss for a node's
-mover, more plies can only raise its score, so a lower bound found with r plies
-left holds with more, an upper bound with fewer (the other way round when the
-cut is a win). A line is cut at once when it cannot end before the horizon
-(:func:`kernels.min_plies_to_end`).
+Budgeted proofs (acyclic)
+-------------------------
+On large boards a test first looks for proofs in a *budgeted game*: the real game
+cut when a *run* (the plies since the last clone, or since the root; under a
+counter rule the counter itself, which is the run: the cut comes at counter B,
+below the rule's limit) reaches the budget B. A clone fills a square, so a run
+ends at most once per empty square: every line of a budgeted game is finite, and
+a position with its run is a key whose results need no repetition at all. The
+cut is scored against the side proving: as a loss for P (*P's game*: a P success
+there is a P success in the real game, since P's strategy never reaches the cut)
+or as a win for P (*F's game*: an F success there is real, F's strategy never
+reaching the cut either). The other side's successes hold in that budgeted game
+only ("weak" results); they are stored with their plies left in the run r and,
+under classic, the budget B (kept in the entry's counter field, which classic
+does not use), and read only where they still hold. In a game whose cut is a
+loss for a node's mover, more room can only raise its score: a weak upper bound
+(the mover's failure) found with (r, B) holds with (r', B') for r' <= r and
+B' <= B (every line of the smaller game is a line of the larger one, or is cut
+earlier, which is the mover's loss); the other way round for a cut that is a win
+for the mover. Under a counter rule r = B - counter and the counter is in the key,
+so r' <= r is the whole condition. Proved (real) results hold in every budgeted
+game whatever its budget: a real success of the side proving is a leaf of a
+strategy whose every leaf is real, so the proof it ends is real (the budgeted game
+with some subtrees replaced by real results is still a game in which the prover's
+strategy never reaches the cut); a real success of the other side holds in a game
+whose cut favours it. The table's entries are thus exact for their key: the
+budget widens in steps (:data:`solver.oracles.search.BUDGETS`) and every bound
+proved at one step stays proved at the next.
+
+The repetition rule still applies inside a budgeted game under ``classic`` and
+``uai`` (a repeated board within a run, with the same side to move, scores 0 for
+F as in the real game): a P success never rests on one; an F success in F's game
+is a strategy of the real game under the rule, so it is real by the argument
+above (under ``uai`` a repetition continued forever meets the clock's limit,
+worth 0, as F needs); an F success in P's game that rests on a repeated board A
+holds where A does: the repeated position is A's board with less room left in
+the run, and less room only helps F in P's game, so the validation of the
+conditional table stays sound. The same side to move is required (a
+colour-inverted repetition would swap which side the cut counts against).
+The search of the real game (no budget, with the repetition rule under classic) is
+the *cycle-aware prover*: it alone proves what needs endless play (a draw by
+infinite play, or a hold that only repeating a position keeps).
 
 The transposition table
 -----------------------
 Proved bounds are kept in :mod:`.ttable`, one table shared by every thread of a
 search (lockless entries), plus, per thread, a small table for the nodes a few
-plies from the horizon (most nodes, each cheap) that stays in the processor's
-cache; which table only decides what is kept where, never what a bound means.
+plies from their run's cut (each cheap) that stays in the processor's cache;
+which table only decides what is kept where, never what a bound means.
 
 A test whose threshold asks for every square (a depth test of the largest value)
 is cut as chess engines cut mates: a position cannot end in fewer plies than
@@ -97,9 +119,9 @@ needs it (mate-distance pruning; exact, a bound on every line from the node).
 
 Before searching a node's moves, the node's own table move is tried first
 without generating the others (most cut-offs come from it); when it does not cut,
-the other moves are generated, and where enough plies are left the table is read
-for each child (enhanced transposition cut-offs): a child already refuted cuts
-the node at once. A child that is over, or cut by the horizon, is scored in
+the other moves are generated, and where enough plies are left in the run the table
+is read for each child (enhanced transposition cut-offs): a child already refuted
+cuts the node at once. A child that is over, or cut by the budget, is scored in
 place without a frame of its own.
 
 A side with no pieces (classic)
@@ -117,11 +139,8 @@ Tablebases at the leaves (classic)
 ----------------------------------
 Given tablebases of the board (``tb``, :mod:`.tbprobe`), a child with at most ``tb_max``
 empty squares is scored in place with its exact composite score, as a finished child
-is: a fact that rests on nothing above (no repetition). Under a horizon this stays
-sound: the game searched is the real one with some subtrees replaced by the cut's
-score, and a table leaf replaces none; which positions are table leaves does not
-depend on the horizon, so a larger horizon still replaces a subset of what a smaller
-one did, and the reuse rules of bounds found with r plies left hold as before.
+is: a fact that rests on nothing above (no repetition). Under a budget this stays
+sound: a table leaf is a real result, which holds in every budgeted game.
 ``stats[S_TABLE]`` counts the probes.
 
 Limits
@@ -141,11 +160,22 @@ from solver.common import scores
 
 from . import ttable
 from .bits import lowest_square, popcount, prefetch
+from .frames import (
+    grow_frames,
+    line_bucket,
+    line_pop,
+    line_push,
+    move_room,
+    new_frames,
+    new_line,
+    repetition,
+    room,
+    work_log2,
+)
 from .kernels import (
     canonical,
     game_status,
     grow,
-    grow_rows,
     key_hash,
     map_move_by,
     min_plies_to_end,
@@ -169,13 +199,15 @@ NSTATS = 25
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
-O_HORIZON, O_HSCORE, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT = range(7)
+O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT = range(7)
 NOPTS = 7
+# clock kinds: how an entry's counter field is read (:mod:`.ttable`)
+CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
 
 # frame columns
 F_C, F_AL, F_BE, F_BEST, F_BESTMV, F_DEP, F_I, F_N, F_MOFF, F_SYM, F_EMP, F_PST, F_NODES, F_LEFT, F_CUTW, \
-    F_VISIT, F_GEN = range(17)
-NF = 17
+    F_VISIT, F_GEN, F_RUN, F_PREV, F_HB = range(20)
+NF = 20
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
 
 _widen = njit(cache=True)(scores.widen)
@@ -349,10 +381,12 @@ def _pick(moves, order, lo, i, hi):
 
 
 @njit(cache=True)
-def _etc(m, t, c, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind, cleft, ccutw, be,
-         probe):
+def _etc(m, t, c, run, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask, clock_kind, budget, ccutw,
+         be, probe):
     """(best score, its move): the best the table proves for the mover through one of the moves
-    ``mv[moff + first: moff + n]`` (for a cut-off), or (-INF, -2)."""
+    ``mv[moff + first: moff + n]`` (for a cut-off), or (-INF, -2). ``run``: the node's run
+    (plies since the last clone, or the rule's counter); ``budget``: the cut (0: none);
+    ``ccutw``: how the cut scores for the children's mover."""
     for k in range(first, n):  # load the children's buckets first, then read them
         nm, nt = play(m, t, mv[moff + k], adj)
         if nsym > 1:
@@ -365,8 +399,14 @@ def _etc(m, t, c, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmas
         nm, nt = play(m, t, code, adj)
         if nsym > 1:
             nm, nt, _ = canonical(nm, nt, canon)
-        ttable.probe(tt, ttable.bucket(nm, nt, nbmask), nm, nt, next_counter(c, code, rules), clock_kind, cleft,
-                     ccutw, probe)
+        nc = next_counter(c, code, rules)
+        cleft = np.int64(0)
+        if budget > 0:
+            cleft = budget - (nc if rules[1] != 0 else (np.int64(0) if 0 <= code < 64 else run + 1))
+            if cleft <= 0:
+                continue  # a cut: scored in place when searched
+        ttable.probe(tt, ttable.bucket(nm, nt, nbmask), nm, nt, budget if clock_kind == CLOCK_NONE else nc,
+                     clock_kind, cleft, ccutw, probe)
         if probe[1] < INF_SCORE:
             v = _parent_score(-probe[1])
             if v > best:
@@ -380,27 +420,24 @@ def _etc(m, t, c, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmas
 # -- finishing a node -------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask, nbmask_n, near_left, horizon,
-            symperm, stats):
+def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask, nbmask_n, near_left, budget,
+            clock_kind, symperm, stats):
     """Store a finished node's result (or keep it as conditional) and settle what rested on it;
     return the new top of the pending rows and the ply the result rests on (NONE: a fact)."""
     be = fr[ply, F_BE]
     high = best >= be
     f_side = high == (0 >= be)  # F's success (0 lies on the side of the result)
+    cutw = fr[ply, F_CUTW]
     dq = dep if dep < ply else NONE
     pst = fr[ply, F_PST]
     # what this result is: a proved bound, or one that holds in the cut game only
-    cutw = fr[ply, F_CUTW]
     left = fr[ply, F_LEFT]
     hwin = np.int64(0) if cutw == 1 else np.int64(1)
     # a cut that is a loss for the mover makes its lower bounds real; a win, its upper bounds
     real = cutw == 0 or (high and cutw == 2) or ((not high) and cutw == 1)
     hr = np.int64(0) if real else max(np.int64(1), left)
-    nodes_used = stats[S_NODES] - fr[ply, F_NODES] + 1
-    work = np.int64(0)
-    while nodes_used > 1 and work < 15:
-        nodes_used >>= 1
-        work += 1
+    work = work_log2(stats[S_NODES] - fr[ply, F_NODES] + 1)
+    tc = budget if clock_kind == CLOCK_NONE else fr[ply, F_C]  # the entry's counter field
     bm = fr[ply, F_BESTMV]
     cmove = map_move_by(bm, symperm, fr[ply, F_SYM]) if (high and bm != -2) else np.int64(-2)
     if f_side:
@@ -418,7 +455,7 @@ def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbm
                 elow = ci[e, C_LOW]
                 ereal = ci[e, C_HR] == 0
                 ttable.store(tt, ttable.bucket(ck[e, 0], ck[e, 1], nbmask), ck[e, 0], ck[e, 1], ci[e, C_CNT],
-                             ev if (elow == 1 and ereal) else -INF_SCORE,
+                             clock_kind, ev if (elow == 1 and ereal) else -INF_SCORE,
                              ev if (elow == 0 and ereal) else INF_SCORE,
                              ev, ci[e, C_HR], elow, ci[e, C_HWIN], ci[e, C_MOVE], ci[e, C_WORK])
                 ci[e, C_OWN] = 0
@@ -441,19 +478,19 @@ def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbm
         stats[S_STORES] += 1
         lo = best if (high and real) else -INF_SCORE
         hi = best if ((not high) and real) else INF_SCORE
-        if horizon > 0 and left <= near_left:
-            ttable.store(ttn, ttable.bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], fr[ply, F_C],
+        if budget > 0 and left <= near_left:
+            ttable.store(ttn, ttable.bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], tc, clock_kind,
                          lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
         else:
-            ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], fr[ply, F_C],
+            ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], tc, clock_kind,
                          lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
     elif ptop < pend.shape[0]:
-        e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], fr[ply, F_C])
+        e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], tc)
         if e >= 0:
             stats[S_PENDING] += 1
             ck[e, 0] = fk1[ply]
             ck[e, 1] = fk2[ply]
-            ci[e, C_CNT] = fr[ply, F_C]
+            ci[e, C_CNT] = tc
             ci[e, C_VAL] = best
             ci[e, C_LOW] = 1 if high else 0
             ci[e, C_HR] = hr
@@ -466,7 +503,7 @@ def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbm
             pend[ptop, 0] = e
             pend[ptop, 1] = fr[ply, F_VISIT]
             ptop += 1
-            _c_mark(cflt, fk1[ply], fk2[ply], fr[ply, F_C])
+            _c_mark(cflt, fk1[ply], fk2[ply], tc)
     return ptop, dq
 
 
@@ -479,10 +516,11 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     ``geo`` = (playable, adj, jmp, reach, canon, symperm, syminv, rules): the board and the
     rules (:class:`solver.game.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ttn, ck,
     ci, history, stats, abort): this thread's near table, conditional table, history, counters
-    and abort flag; ``opts`` (int64): the horizon (0: none) and how its cut scores for the
-    root's mover, whether the repetition rule applies, the clock kind (1: the uai clock fact in
-    the table), the plies from the horizon below which the near table is used, the stack's
-    limit in plies and the plies left from which enhanced transposition cut-offs are tried;
+    and abort flag; ``opts`` (int64): the budget (0: the real game) and how its cut scores for
+    the root's mover, whether the repetition rule applies, the clock kind (``CLOCK_*``: how the
+    table reads its counter field), the plies left in a run below which the near table is used
+    (-1: never), the stack's limit in plies and the plies left in a run from which enhanced
+    transposition cut-offs are tried;
     ``tb``: the tablebases probed at the leaves (:mod:`.tbprobe`; ``tb_max`` -1: none).
     Returns the score, and in ``stats[S_ROOTMOVE]`` the root's best move (the move that proves
     a score at least s; -2 when the game is over at the root or the answer needed no move);
@@ -490,13 +528,14 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
 
     An explicit stack of frames (no recursion, no ply limit): the loop is in one of
     three states, entering the node of ``ply``, descending into the move at that
-    node's index (a child that is over, or cut by the horizon, is scored on the spot
+    node's index (a child that is over, or cut by the budget, is scored on the spot
     without a frame of its own), or taking a child's result (``ret_score``, ``ret_dep``).
     """
     playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
     ttn, ck, ci, history, stats, abort = local
-    horizon = opts[O_HORIZON]
-    horizon_score = opts[O_HSCORE]
+    budget = opts[O_BUDGET]
+    cut_score = opts[O_CUT]
+    counted = rules[1] != 0  # a counter rule: the run is the rule's counter (see the docstring)
     loopy = opts[O_LOOPY] != 0
     clock_kind = opts[O_CLOCK]
     near_left = opts[O_NEAR_LEFT]
@@ -514,11 +553,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     squares = np.int64(popcount(playable))
     top = squares * M - M // 2  # a score above it is a value of every square
     cap = 256
-    fr = np.zeros((cap, NF), np.int64)
-    fm = np.empty(cap, np.uint64)
-    ft = np.empty(cap, np.uint64)
-    fk1 = np.empty(cap, np.uint64)
-    fk2 = np.empty(cap, np.uint64)
+    fr, fm, ft, fk1, fk2 = new_frames(cap, NF)
+    line = new_line()  # the current line's keys, for the repetition rule
     mcap = 1 << 14
     mv = np.empty(mcap, np.int64)
     mo = np.empty(mcap, np.int64)
@@ -531,6 +567,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     fm[0] = mine
     ft[0] = theirs
     fr[0, F_C] = counter
+    fr[0, F_RUN] = counter if counted else 0
     fr[0, F_AL] = s - 1
     fr[0, F_BE] = s
     fr[0, F_MOFF] = 0
@@ -544,8 +581,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     known, fscore = fill_out(mine, theirs, playable, adj, rules)
     if known:
         return fscore
-    if horizon > 0 and horizon < min_plies_to_end(mine, theirs, counter, playable, reach, rules):
-        return horizon_score
+    if budget > 0 and fr[0, F_RUN] >= budget:
+        return cut_score
     state = ENTER
     while True:
         if state == ENTER:
@@ -557,29 +594,30 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             be = fr[ply, F_BE]
             if ply > stats[S_MAXPLY]:
                 stats[S_MAXPLY] = ply
-            hcut = horizon_score if ply % 2 == 0 else -horizon_score
+            hcut = cut_score if ply % 2 == 0 else -cut_score
             if nsym > 1:
                 cm, ct, sym = canonical(m, t, canon)
             else:
                 cm, ct, sym = m, t, np.int64(0)
             empties = np.int64(popcount(playable & ~(m | t)))
-            left = horizon - ply if horizon > 0 else np.int64(0)
-            cutw = np.int64(0) if horizon == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
+            left = budget - fr[ply, F_RUN] if budget > 0 else np.int64(0)
+            cutw = np.int64(0) if budget == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
+            tc = budget if clock_kind == CLOCK_NONE else c  # the entry's counter field
             stats[S_PROBES] += 1
             # near the cut: the small table, which stays in the cache (two calls rather than one on
             # a table chosen at run time: the choice cost 3 % of the time, measured)
-            if horizon > 0 and left <= near_left:
-                ttable.probe(ttn, ttable.bucket(cm, ct, nbmask_n), cm, ct, c, clock_kind, left, cutw, probe)
+            if budget > 0 and left <= near_left:
+                ttable.probe(ttn, ttable.bucket(cm, ct, nbmask_n), cm, ct, tc, clock_kind, left, cutw, probe)
             else:
-                ttable.probe(tt, ttable.bucket(cm, ct, nbmask), cm, ct, c, clock_kind, left, cutw, probe)
+                ttable.probe(tt, ttable.bucket(cm, ct, nbmask), cm, ct, tc, clock_kind, left, cutw, probe)
             lo = probe[0]
             hi = probe[1]
             tt_move = probe[2]
             if probe[3] != 0:
                 stats[S_HITS] += 1
             cdep = NONE
-            if not (lo >= be or hi <= al) and ptop > 0 and _c_marked(cflt, cm, ct, c):
-                e = c_probe(ck, ci, fr, ply, cm, ct, c)
+            if not (lo >= be or hi <= al) and ptop > 0 and _c_marked(cflt, cm, ct, tc):
+                e = c_probe(ck, ci, fr, ply, cm, ct, tc)
                 if e >= 0:
                     cv = ci[e, C_VAL]
                     chr_ = ci[e, C_HR]
@@ -617,39 +655,38 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                     ply -= 1
                     state = RETURNED
                     continue
-            repeated = -1
+            repeated = np.int64(-1)
+            hb = np.int64(0)
             if loopy:
-                i = ply - 1
-                while i >= 0 and fr[i, F_EMP] == empties:
-                    if fk1[i] == cm and fk2[i] == ct:
-                        repeated = i
-                        break
-                    i -= 1
+                hb = line_bucket(cm, ct)
+                repeated = repetition(line, fr, F_PREV, F_EMP, fk1, fk2, ply, cm, ct, empties, hb,
+                                      2 if budget > 0 else 1)
             if repeated >= 0:
                 # exactly the boundary on F's side of the window (0 is never inside it)
                 stats[S_REPS] += 1
+                # exactly the boundary on F's side of the window (0 is never inside it)
                 ret_score = be if 0 >= be else al
                 ret_dep = np.int64(repeated)
                 ply -= 1  # never the root: a repetition needs a position above
                 state = RETURNED
                 continue
-            if ply + 1 >= cap:
-                if 2 * cap > max_stack:
-                    stats[S_STOP] = STOP_STACK
-                    return np.int64(0)
-                cap *= 2
-                fr = grow_rows(fr, cap)
-                fm = grow(fm, cap)
-                ft = grow(ft, cap)
-                fk1 = grow(fk1, cap)
-                fk2 = grow(fk2, cap)
+            grown = room(ply, cap, max_stack)
+            if grown == 0:
+                stats[S_STOP] = STOP_STACK
+                return np.int64(0)
+            if grown != cap:
+                cap = grown
+                fr, fm, ft, fk1, fk2 = grow_frames(fr, fm, ft, fk1, fk2, cap)
             moff = fr[ply, F_MOFF]
-            if moff + MAX_MOVES > mcap:
-                mcap = 2 * mcap + MAX_MOVES
+            grown = move_room(moff, MAX_MOVES, mcap)
+            if grown != mcap:
+                mcap = grown
                 mv = grow(mv, mcap)
                 mo = grow(mo, mcap)
             fk1[ply] = cm
             fk2[ply] = ct
+            if loopy:
+                line_push(line, fr, F_PREV, F_HB, ply, hb)
             fr[ply, F_EMP] = empties
             fr[ply, F_SYM] = sym
             fr[ply, F_PST] = ptop
@@ -676,11 +713,10 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             stats[S_GENERATED] += n
             fr[ply, F_N] = n
             fr[ply, F_GEN] = 1
-            if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 1:
+            if etc_left > 0 and (budget == 0 or left >= etc_left) and n > 1:
                 # enhanced transposition cut-off: a child the table already refutes
-                etc_v, etc_mv = _etc(m, t, c, moff, 0, n, mv, nsym, canon, adj, rules, tt, ttflat, nbmask,
-                                     clock_kind, left - 1 if horizon > 0 else np.int64(0),
-                                     3 - cutw if cutw != 0 else np.int64(0), be, probe)
+                etc_v, etc_mv = _etc(m, t, c, fr[ply, F_RUN], moff, 0, n, mv, nsym, canon, adj, rules, tt, ttflat,
+                                     nbmask, clock_kind, budget, 3 - cutw if cutw != 0 else np.int64(0), be, probe)
                 if etc_v >= be:
                     stats[S_ETC] += 1
                     ret_score = etc_v
@@ -688,6 +724,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                     if ply == 0:
                         stats[S_ROOTMOVE] = etc_mv
                         return ret_score
+                    if loopy:
+                        line_pop(line, fr, F_PREV, F_HB, ply)
                     ply -= 1
                     state = RETURNED
                     continue
@@ -728,18 +766,17 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                 ret_dep = NONE
                 state = RETURNED
                 continue
-            # (the game cannot last fewer plies than it has empty squares: skip the bound when that is enough)
-            if horizon > 0 and (ply + 1 >= horizon or (
-                    horizon - ply - 1 < np.int64(popcount(playable & ~(nm | nt)))
-                    and horizon - ply - 1 < min_plies_to_end(nm, nt, nc, playable, reach, rules))):
-                stats[S_HCUTS] += 1  # every line from the child reaches the cut first
-                ret_score = -horizon_score if ply % 2 == 0 else horizon_score
+            nrun = nc if counted else (np.int64(0) if 0 <= code < 64 else fr[ply, F_RUN] + 1)
+            if budget > 0 and nrun >= budget:
+                stats[S_HCUTS] += 1  # the budget is spent: the cut, scored against the side proving
+                ret_score = -cut_score if ply % 2 == 0 else cut_score
                 ret_dep = NONE
                 state = RETURNED
                 continue
             fm[ply + 1] = nm
             ft[ply + 1] = nt
             fr[ply + 1, F_C] = nc
+            fr[ply + 1, F_RUN] = nrun
             fr[ply + 1, F_AL] = -_widen(fr[ply, F_BE])
             fr[ply + 1, F_BE] = -_widen(fr[ply, F_AL])
             fr[ply + 1, F_MOFF] = moff + fr[ply, F_N]
@@ -784,10 +821,10 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             fr[ply, F_GEN] = 1
             left = fr[ply, F_LEFT]
             cutw = fr[ply, F_CUTW]
-            if etc_left > 0 and (horizon == 0 or left >= etc_left) and n > 2:
-                etc_v, etc_mv = _etc(m, t, fr[ply, F_C], moff, 1, n, mv, nsym, canon, adj, rules, tt, ttflat,
-                                     nbmask, clock_kind, left - 1 if horizon > 0 else np.int64(0),
-                                     3 - cutw if cutw != 0 else np.int64(0), fr[ply, F_BE], probe)
+            if etc_left > 0 and (budget == 0 or left >= etc_left) and n > 2:
+                etc_v, etc_mv = _etc(m, t, fr[ply, F_C], fr[ply, F_RUN], moff, 1, n, mv, nsym, canon, adj, rules,
+                                     tt, ttflat, nbmask, clock_kind, budget, 3 - cutw if cutw != 0 else np.int64(0),
+                                     fr[ply, F_BE], probe)
                 if etc_v >= fr[ply, F_BE]:
                     stats[S_ETC] += 1
                     fr[ply, F_BEST] = etc_v
@@ -802,7 +839,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
         # -- the node is finished ------------------------------------------------------------------
         best = fr[ply, F_BEST]
         ptop, dq = _finish(ply, best, fr[ply, F_DEP], fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask,
-                           nbmask_n, near_left, horizon, symperm, stats)
+                           nbmask_n, near_left, budget, clock_kind, symperm, stats)
         if dq != NONE:
             cflt_used = True
         if ptop == 0 and cflt_used:
@@ -813,15 +850,17 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
         if ply == 0:
             stats[S_ROOTMOVE] = fr[0, F_BESTMV]
             return ret_score
+        if loopy:
+            line_pop(line, fr, F_PREV, F_HB, ply)
         ply -= 1
         state = RETURNED
 
 
 @njit(cache=True)
-def table_move(tt, mine, theirs, counter, canon, syminv):
+def table_move(tt, mine, theirs, counter, clock_kind, canon, syminv):
     """The table's move for a position (in its own orientation), or -2."""
     cm, ct, sym = canonical(mine, theirs, canon)
-    return ttable.root_move(tt, cm, ct, counter, sym, syminv)
+    return ttable.root_move(tt, cm, ct, counter, clock_kind, sym, syminv)
 
 
 @njit(cache=True)

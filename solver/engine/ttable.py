@@ -24,6 +24,15 @@ proved), else an unused one, else the one whose search was cheapest. On probing,
 entries of the same board at other clocks are used under ``uai`` as the clock
 fact allows (:mod:`solver.engine.search`).
 
+**The counter field** is read according to the *clock kind* the caller passes:
+``CLOCK_EXACT`` (0, cs61b and jump3) and ``CLOCK_UAI`` (1) key entries by the rule's
+counter (under ``uai`` the proved bounds of other clocks are also read, by the clock
+fact); ``CLOCK_NONE`` (2, classic: there is no counter) keys entries by the board
+alone, and the field holds the *budget* of the entry's bound that holds only in a
+budgeted game (the cut after that many plies without a clone, :mod:`.search`): such a
+bound is read only by a search whose budget is no larger, and whose plies left in the
+current run are no more (see ``search``'s docstring for why that is the condition).
+
 Kernels take and return plain arrays and integers.
 """
 
@@ -35,6 +44,7 @@ from solver.common import scores
 from .kernels import key_hash, map_move
 
 INF_SCORE = np.int64(scores.INF_SCORE)
+CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
 ENTRY_WORDS = 4
 BUCKET = 4
 
@@ -148,12 +158,19 @@ def _valid(w0, w1, w2, w3, cm):
 
 
 @njit(cache=True)
+def _same_key(ce, c, clock_kind):
+    """Does an entry whose counter field is ``ce`` hold the key with counter ``c``?"""
+    return clock_kind == CLOCK_NONE or ce == c
+
+
+@njit(cache=True)
 def probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
     """Bounds on the mover's score from the table: out = [lo, hi, move, found].
 
-    ``clock_kind``: 0 the counter must match (or there is none), 1 the uai clock fact.
-    ``left``/``cutw``: plies left and how the cut scores for the mover (0 no horizon,
-    1 a win, 2 a loss) for the bounds that hold only in a cut game.
+    ``clock_kind``: 0 the counter must match, 1 the uai clock fact, 2 no counter (``c`` is then
+    the searching budget, compared with the entry's). ``left``/``cutw``: plies left before the
+    cut and how the cut scores for the mover (0 no cut, 1 a win, 2 a loss) for the bounds that
+    hold only in a cut game.
     """
     lo = -INF_SCORE
     hi = INF_SCORE
@@ -172,8 +189,8 @@ def probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
         ce = info_counter(w3)
         elo = unpack_lo(w2)
         ehi = unpack_hi(w2)
-        same = ce == c
-        if same or clock_kind == 1:
+        same = _same_key(ce, c, clock_kind)
+        if same or clock_kind == CLOCK_UAI:
             if same or _clock_lower_ok(elo, ce, c):
                 lo = max(lo, elo)
             if same or _clock_upper_ok(ehi, ce, c):
@@ -185,7 +202,7 @@ def probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
         if mv != -2:
             move = mv
         hr = info_hr(w3)
-        if hr > 0 and cutw != 0:
+        if hr > 0 and cutw != 0 and (clock_kind != CLOCK_NONE or c <= ce):
             hwin = info_flag(w3, _HWIN_BIT) + 1  # stored as 0 = a win, 1 = a loss
             if hwin == cutw:
                 hv = info_hval(w3)
@@ -208,9 +225,10 @@ def probe(tt, base, cm, ct, c, clock_kind, left, cutw, out):
 
 
 @njit(cache=True)
-def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
+def store(tt, base, cm, ct, c, clock_kind, lo, hi, hval, hr, hlow, hwin, move, work):
     """Store proved bounds (lo/hi; -INF/INF for none) and optionally one cut-game bound
-    (hr > 0) for (cm, ct, c). Merges with an entry of the same key."""
+    (hr > 0) for (cm, ct, c). Merges with an entry of the same key. Under ``CLOCK_NONE``
+    ``c`` is the budget of the cut-game bound (kept with it)."""
     same = -1
     empty = -1
     cheap = -1
@@ -227,7 +245,7 @@ def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
             if empty < 0:
                 empty = e
             continue
-        if w1 == ct and (w0 ^ mix(w1, w2, w3)) == cm and info_counter(w3) == c:
+        if w1 == ct and (w0 ^ mix(w1, w2, w3)) == cm and _same_key(info_counter(w3), c, clock_kind):
             same = e
             sw2 = w2
             sw3 = w3
@@ -245,6 +263,8 @@ def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
             hr = info_hr(sw3)
             hlow = info_flag(sw3, _HLOW_BIT)
             hwin = info_flag(sw3, _HWIN_BIT)
+            if clock_kind == CLOCK_NONE:
+                c = info_counter(sw3)  # and its budget
         if move == -2:
             move = info_move(sw3)
         work = max(work, info_work(sw3))
@@ -259,7 +279,7 @@ def store(tt, base, cm, ct, c, lo, hi, hval, hr, hlow, hwin, move, work):
 
 
 @njit(cache=True)
-def root_move(tt, cm, ct, counter, sym, syminv):
+def root_move(tt, cm, ct, counter, clock_kind, sym, syminv):
     """The table's move for a canonical key (mapped back by symmetry ``sym``), or -2."""
     base = bucket(cm, ct, tt.shape[0] // BUCKET - 1)
     for k in range(BUCKET):
@@ -268,7 +288,7 @@ def root_move(tt, cm, ct, counter, sym, syminv):
         w1 = tt[e, 1]
         w2 = tt[e, 2]
         w3 = tt[e, 3]
-        if w1 == ct and _valid(w0, w1, w2, w3, cm) and info_counter(w3) == counter:
+        if w1 == ct and _valid(w0, w1, w2, w3, cm) and _same_key(info_counter(w3), counter, clock_kind):
             mv = info_move(w3)
             if mv == -2:
                 return mv
@@ -277,7 +297,7 @@ def root_move(tt, cm, ct, counter, sym, syminv):
 
 
 @njit(cache=True)
-def entry_bounds(tt, cm, ct, counter):
+def entry_bounds(tt, cm, ct, counter, clock_kind):
     """(lo, hi, found) of the entry for a canonical key and counter (no clock fact, no cut bounds)."""
     base = bucket(cm, ct, tt.shape[0] // BUCKET - 1)
     for k in range(BUCKET):
@@ -286,6 +306,6 @@ def entry_bounds(tt, cm, ct, counter):
         w1 = tt[e, 1]
         w2 = tt[e, 2]
         w3 = tt[e, 3]
-        if w1 == ct and _valid(w0, w1, w2, w3, cm) and info_counter(w3) == counter:
+        if w1 == ct and _valid(w0, w1, w2, w3, cm) and _same_key(info_counter(w3), counter, clock_kind):
             return unpack_lo(w2), unpack_hi(w2), 1
     return -INF_SCORE, INF_SCORE, 0

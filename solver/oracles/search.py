@@ -7,34 +7,40 @@ with a proof; scores are composite (:mod:`solver.common.scores`). :class:`Search
 
 A test is a race of provers
 ---------------------------
-Two provers answer a test, each with a real answer either way:
+Three kinds of prover answer a test, each with a real answer either way:
 
 - *the proof-number search* (:mod:`solver.engine.dfpn`): df-pn, which expands the
   most-proving node and so finds small proofs where the prover has few good moves
-  and the defender many (measured on the engine games' endgames: at 6 and 8 empty
-  squares it settled 23 of 40 outcome tests within 10 million nodes, the
-  alpha-beta ladders far fewer, often with 10 to 100 times the nodes);
-- *the alpha-beta ladders* (:mod:`solver.engine.search`): the game cut after a
-  horizon, *P's ladder* cutting it as a loss for P, the side that needs more than
-  a draw at the threshold (a P success there is real), *F's ladder* as a win for P
-  (an F success is real), each climbing horizons (twice the empty squares, then up
-  by 2 three times, then by a quarter), then the search without a horizon. They
-  win where short lines decide (and on the positions df-pn thrashes on).
+  and the defender many;
+- *the ladders of budgets* (:mod:`solver.engine.search`): alpha-beta in the game cut
+  when a run of plies without a clone reaches a budget (:data:`BUDGETS`; under a
+  counter rule, when the counter reaches it), *P's ladder* scoring the cut as a loss
+  for P, the side that needs more than a draw at the threshold (a P success there is
+  real), *F's ladder* as a win for P (an F success is real). Every budgeted game is
+  finite, so its table entries are exact for their key and a bound proved at one
+  budget stays proved at the next; they win where short jump wars decide;
+- *the search of the real game* (the same kernel without a budget): under classic the
+  cycle-aware prover (the repetition rule and the conditional table), the only one
+  that proves what needs endless play (a draw by infinite play, a hold that only
+  repeating a position keeps); under a counter rule a plain alpha-beta, every game
+  being finite. It wins where the table closes the jump wars' loops quickly.
 
-Both probe the tablebases of the board at their leaves when they are given
+They probe the tablebases of the board at their leaves when they are given
 (``probe_tables``, classic rules only): a position with at most as many empty squares
 as the tables hold is scored at once with its exact value and depth
 (:mod:`solver.engine.tbprobe`).
 
-With two or more threads they race, one per thread (df-pn on the even threads, the
-ladders on the odd ones), sharing the alpha-beta table (df-pn reads proved bounds
-from it and writes its settled results to it), and the first answer ends the test.
-With one thread they take turns in node slices that grow fourfold, each resuming
-where it stopped. On small boards (25 squares or fewer) the search without a
-horizon answers at once.
+With two or more threads they race (df-pn and the real game taking turns on the even
+threads, the ladders on the odd ones), sharing the alpha-beta table (df-pn reads proved
+bounds from it and writes its settled results to it), and the first answer ends the
+test. On one thread the three take turns. Provers that share a thread take turns in
+node slices that grow fourfold, each resuming where it stopped (df-pn from its table,
+a ladder from its budget, the real game from what the table keeps). On small boards
+(20 squares or fewer) the search of the real game answers at once.
 
 A test may be given a node budget: over it, the test stops without an answer and
-resumes later from the horizons it reached. The nodes of every thread count.
+resumes later from the budgets it reached. The nodes of every thread count.
+:attr:`SearchOracle.proofs` counts which prover (and budget) answered each test.
 
 Bounds, outcomes and values
 ---------------------------
@@ -100,14 +106,12 @@ from solver.oracles.oracle import (
 )
 
 SYMMETRY_MAX_SQUARES = 25  # on larger boards symmetric transpositions are too rare to pay for the key
-SMALL_BOARD = 20  # squares: up to this many, the search without a horizon answers at once (cycles close quickly)
-HORIZON_LIMIT = 255  # the largest horizon before the search without one (plies left fit a byte)
-ETC_LEFT = 10  # enhanced transposition cut-offs at nodes with at least this many plies left (measured)
-NEAR_LEFT = 8  # nodes with at most this many plies to the horizon use the small table (ETC_LEFT > NEAR_LEFT + 1)
+SMALL_BOARD = 20  # squares: up to this many, the search without a budget answers at once (cycles close quickly)
+BUDGETS = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 250)  # plies of a run without a clone
+BUDGET_LIMIT = BUDGETS[-1]  # the largest budget before the search of the real game (plies left fit a byte)
+ETC_LEFT = 1  # enhanced transposition cut-offs at nodes with at least this many plies left in their run
+NEAR_LEFT = -1  # nodes with at most this many plies left in their run use the small table (-1: none)
 NEAR_TABLE_BITS = 17  # 4 MiB
-HORIZON_STEP = 2
-HORIZON_SPAN = 6
-HORIZON_GROWTH = 5  # quarters: each horizon past the first few is 5/4 of the last
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
 FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
 
@@ -145,7 +149,7 @@ class TableFileError(ValueError):
     """A search table file that cannot be used here (the message names the file and why)."""
 
 
-TABLE_FILE_FORMAT = "ataxx-search-table 1"
+TABLE_FILE_FORMAT = "ataxx-search-table 2"
 
 
 def _board_id(board: Board) -> str:
@@ -191,6 +195,7 @@ class SearchBounds:
     seconds: float
     stopped: str | None = None
     outcome_seconds: float | None = None  # when the outcome was proved (since the start)
+    outcome_nodes: int | None = None  # the nodes searched by then
 
     @property
     def exact(self) -> bool:
@@ -254,7 +259,7 @@ class SearchOracle(Oracle):
 
     def __init__(self, board: Board, rules: Rules, max_memory: int | None = None, deadline: float | None = None,
                  node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
-                 draw_walk_limit: int = 200_000, horizon_limit: int | None = None,
+                 draw_walk_limit: int = 200_000, budget_limit: int | None = None,
                  progress: ProgressCallback | None = None, threads: int | None = None,
                  probe_tables: tuple | None = None):
         super().__init__(deadline, progress)
@@ -277,11 +282,10 @@ class SearchOracle(Oracle):
                 tt_bits += 1
             tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
         self.tt = large_zeros((1 << tt_bits, S.ENTRY_WORDS), np.uint64)
-        # Nodes a few plies from the horizon (most of them, each cheap to search again) use a small
-        # table that stays in the processor's cache; the large one keeps the costly results. Measured
-        # on the 7 x 7 endgames: the same nodes within 3%, and twice the nodes per second.
+        # Nodes a few plies from their run's cut (each cheap to search again) may use a small table
+        # that stays in the processor's cache; the large one keeps the costly results.
         near_bits = min(tt_bits - 2, NEAR_TABLE_BITS)
-        self.near_left = NEAR_LEFT if near_bits >= 10 else 0
+        self.near_left = NEAR_LEFT if near_bits >= 10 else -1
         c_bits = max(10, min(18, tt_bits - 4))
         self.workers = [_Thread(near_bits, c_bits) for _ in range(self.threads)]
         per_thread = sum(a.nbytes for a in (self.workers[0].ttn, self.workers[0].ck, self.workers[0].ci))
@@ -289,18 +293,23 @@ class SearchOracle(Oracle):
                              // S.BYTES_PER_PLY)
         self.node_limit = node_limit or 0
         self.draw_walk_limit = draw_walk_limit
-        self.loopy = rules.is_loopy or rules.limit_is_draw  # classic, and uai (see the kernel's docstring)
-        self.clock_kind = 1 if rules.limit_is_draw else 0
-        # Finite proofs with a horizon first on large boards, where long jump wars make the full
-        # search explode; on small boards cycles close quickly: the full search at once.
-        if horizon_limit is None:
-            horizon_limit = HORIZON_LIMIT if board.size > SMALL_BOARD else 0
-        self.horizon_limit = min(horizon_limit, 255)
+        # Only classic play can go on forever: there the search of the real game needs the repetition
+        # rule; under a counter every game ends, and keys with the counter are exact without one.
+        self.loopy = rules.is_loopy
+        self.clock_kind = S.CLOCK_UAI if rules.limit_is_draw else (S.CLOCK_EXACT if rules.counter else S.CLOCK_NONE)
+        # Budgeted proofs first on large boards, where long jump wars make the search of the real
+        # game explode; on small boards cycles close quickly: the real game at once.
+        if budget_limit is None:
+            budget_limit = BUDGET_LIMIT if board.size > SMALL_BOARD else 0
+        self.budget_limit = min(budget_limit, 250)
         self.squares = board.playable.bit_count()
         self.etc_left = ETC_LEFT
         self._values: dict = {}
         self._results: dict = {}
-        self._ladder: dict = {}  # (mine, theirs, counter, s, prover) -> the next horizon to try
+        self._ladder: dict = {}  # (mine, theirs, counter, s, prover) -> the next budget to try
+        self.repetitions = True  # the repetition rule in budgeted games (see the kernel's docstring)
+        self.proofs: dict = {}  # (prover, budget) -> tests it answered: 'P'/'F' at a budget, 'C' the real game, 'D'
+
         self.dtt: np.ndarray | None = None  # the proof-number search's table, made when first used
         self.provers: list[tuple[str, ...]] | None = None  # the provers per thread (None: the default)
         self._scores: dict = {}  # (mine, theirs, counter) -> bounds on the composite score proved by tests
@@ -371,15 +380,19 @@ class SearchOracle(Oracle):
 
     # -- one test ---------------------------------------------------------------------------------
 
-    def _kernel(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int, horizon: int,
-                horizon_score: int, limit: int) -> tuple[int, int]:
-        """One kernel call on thread ``w`` (in the calling thread): (score, root move code).
-        Raises :class:`SearchStopped` when it stops without an answer ('cancelled' when another
-        thread's answer, or the caller, stopped it: ``abort[0]`` 2)."""
+    def _kernel(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int, budget: int,
+                cut: int, limit: int) -> tuple[int, int]:
+        """One kernel call on thread ``w`` (in the calling thread): (score, root move code) in the game
+        cut when a run reaches ``budget`` (0: the real game), the cut scored ``cut`` for the root's
+        mover. Raises :class:`SearchStopped` when it stops without an answer ('cancelled' when
+        another thread's answer, or the caller, stopped it: ``abort[0]`` 2)."""
         S = engine.search
         w.stats[S.S_NODE_LIMIT] = limit
-        opts = np.array([horizon, horizon_score, int(self.loopy), self.clock_kind, self.near_left, self.max_stack,
-                         self.etc_left], np.int64)
+        # the repetition rule: in the real game under classic (cycle-aware); in every budgeted game,
+        # where a repetition inside a run counts against the side proving, as the cut does
+        loopy = int(self.loopy) if budget == 0 else int(self.repetitions and (self.loopy or self.rules.limit_is_draw))
+        opts = np.array([budget, cut, loopy, self.clock_kind, self.near_left, self.max_stack, self.etc_left],
+                        np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                           (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
         _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
@@ -397,72 +410,109 @@ class SearchOracle(Oracle):
         r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                             self.dtt, (w.stats, abort), opts, self.tb))
         _raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
+        self._note_proof("D", 0)
         holds = r >= s
         move = int(w.stats[D.S_ROOTMOVE])
         return Answer(holds, r, move if holds and move != -2 else None)
 
-    def _next_horizon(self, horizon: int, first: int) -> int:
-        if horizon < first + HORIZON_SPAN:
-            return horizon + HORIZON_STEP
-        return max(horizon + HORIZON_STEP, (horizon * HORIZON_GROWTH // 4) & ~1)
+    def budgets(self, counter: int) -> list[int]:
+        """The budgets the ladders climb for a position with ``counter``: plies of a run without a
+        clone under classic; under a counter rule the counter's value at the cut (the counter is
+        the run), each below the rule's own limit (past it the game is the real one)."""
+        if self.rules.counter:
+            return [counter + b for b in BUDGETS if b <= self.budget_limit and counter + b < self.rules.limit]
+        return [b for b in BUDGETS if b <= self.budget_limit]
+
+    def _note_proof(self, prover: str, budget: int) -> None:
+        key = (prover, budget)
+        self.proofs[key] = self.proofs.get(key, 0) + 1
 
     def _prove(self, w: _Thread, abort: np.ndarray, provers: tuple[str, ...], mine: int, theirs: int, counter: int,
                s: int, limit: int, won: Callable[[], bool]) -> Answer:
         """Run ``provers`` on thread ``w`` until one gives a real answer: 'D' the proof-number search,
-        'P' and 'F' the alpha-beta ladders (taking turns at each horizon). With both kinds on one
-        thread they take turns in node slices that grow fourfold (each resumes where it stopped:
-        the proof numbers from their table, a ladder from its horizon). ``won`` says that another
-        thread has answered. Raises :class:`SearchStopped`."""
+        'P' and 'F' the alpha-beta ladders of budgets (taking turns at each budget), 'C' the search
+        of the real game (the cycle-aware prover under classic). Ladders without 'C' end with the
+        search of the real game. With more than one of the three kinds (proof numbers, ladders,
+        the real game) on one thread they take turns in node slices that grow fourfold, each
+        resuming where it stopped (the proof numbers from their table, a ladder from its budget,
+        the real game from what the table keeps). ``won`` says that another thread has answered.
+        Raises :class:`SearchStopped`."""
         ladders = tuple(p for p in provers if p in ("P", "F"))
-        if "D" not in provers:
-            return self._ladders(w, abort, ladders, mine, theirs, counter, s, limit, won)
-        if not ladders:
-            return self._dfpn(w, abort, mine, theirs, counter, s, limit)
+        kinds = [k for k, there in (("D", "D" in provers), ("ladders", bool(ladders)), ("C", "C" in provers)) if there]
+        if not kinds:
+            kinds = ["C"]
+        if len(kinds) == 1:
+            a = self._run_kind(kinds[0], w, abort, ladders, mine, theirs, counter, s, limit, won, True)
+            return a if a is not None else self._real(w, abort, mine, theirs, counter, s, limit)
         size = FIRST_SLICE
         while True:
-            for kind in ("D", "ladders"):
+            for kind in list(kinds):
                 cap = w.nodes + size
                 if limit:
                     cap = min(cap, limit)
                 try:
-                    if kind == "D":
-                        return self._dfpn(w, abort, mine, theirs, counter, s, cap)
-                    return self._ladders(w, abort, ladders, mine, theirs, counter, s, cap, won)
+                    a = self._run_kind(kind, w, abort, ladders, mine, theirs, counter, s, cap, won, False)
                 except SearchStopped as stop:
                     if stop.reason != "limit" or (limit and w.nodes >= limit):
                         raise
+                    continue
+                if a is not None:
+                    return a
+                kinds.remove(kind)  # a ladder past its last budget: the others go on
+            if not kinds:
+                return self._real(w, abort, mine, theirs, counter, s, limit)
             size *= 4
 
+    def _run_kind(self, kind: str, w: _Thread, abort: np.ndarray, ladders: tuple[str, ...], mine: int, theirs: int,
+                  counter: int, s: int, limit: int, won: Callable[[], bool], then_real: bool) -> Answer | None:
+        """One prover kind of :meth:`_prove` up to ``limit`` nodes: its answer, or None when a ladder
+        has climbed past its last budget (and ``then_real`` is false)."""
+        if kind == "D":
+            return self._dfpn(w, abort, mine, theirs, counter, s, limit)
+        if kind == "C":
+            return self._real(w, abort, mine, theirs, counter, s, limit)
+        a = self._ladders(w, abort, ladders, mine, theirs, counter, s, limit, won)
+        if a is None and then_real:
+            return self._real(w, abort, mine, theirs, counter, s, limit)
+        return a
+
+    def _real(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int,
+              limit: int) -> Answer:
+        """The search of the real game (the cycle-aware prover under classic). Raises
+        :class:`SearchStopped`."""
+        r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)
+        self._note_proof("C", 0)
+        holds = r >= s
+        return Answer(holds, r, move if holds and move != -2 else None)
+
     def _ladders(self, w: _Thread, abort: np.ndarray, provers: tuple[str, ...], mine: int, theirs: int,
-                 counter: int, s: int, limit: int, won: Callable[[], bool]) -> Answer:
-        """The alpha-beta provers' ladders of horizons (taking turns at each), then the search without
-        a horizon. Raises :class:`SearchStopped`."""
+                 counter: int, s: int, limit: int, won: Callable[[], bool]) -> Answer | None:
+        """The alpha-beta provers' ladders of budgets, taking turns at each: an answer, or None past
+        the last budget. Raises :class:`SearchStopped`."""
         p_is_mover = s > 0  # the side that needs more than a draw at this threshold
-        empty = (int(self.tables.playable) & ~(mine | theirs)).bit_count()
-        first = max(4, 2 * empty)
-        while True:
+        budgets = self.budgets(counter)
+        while budgets:
             tried = False
             for prover in provers:
                 key = (mine, theirs, counter, s, prover)
-                horizon = self._ladder.get(key, first)
-                if horizon > self.horizon_limit:
+                step = self._ladder.get(key, 0)
+                if step >= len(budgets):
                     continue
                 tried = True
                 # P's prover cuts the game as a loss for P (a P success is real), F's as a win for P
                 cut = -CUT_SCORE if (prover == "P") == p_is_mover else CUT_SCORE
-                r, move = self._kernel(w, abort, mine, theirs, counter, s, horizon, cut, limit)
+                r, move = self._kernel(w, abort, mine, theirs, counter, s, budgets[step], cut, limit)
                 holds = r >= s
                 if holds == p_is_mover if prover == "P" else holds != p_is_mover:
+                    self._note_proof(prover, budgets[step] - (counter if self.rules.counter else 0))
                     return Answer(holds, r, move if holds and move != -2 else None)
                 if won():
                     raise SearchStopped("cancelled", w.nodes)
-                if self._ladder.get(key, first) == horizon:  # another thread may have climbed further
-                    self._ladder[key] = self._next_horizon(horizon, first)
+                if self._ladder.get(key, 0) == step:  # another thread may have climbed further
+                    self._ladder[key] = step + 1
             if not tried:
                 break
-        r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)
-        holds = r >= s
-        return Answer(holds, r, move if holds and move != -2 else None)
+        return None
 
     def test_answer(self, mine: int, theirs: int, counter: int, s: int, budget: int = 0) -> Answer:
         """Is the mover's score at least s? The race of provers (module docstring) on every thread.
@@ -470,7 +520,7 @@ class SearchOracle(Oracle):
         limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
         limit, 'budget', 'stack')."""
         mine, theirs, counter = int(mine), int(theirs), int(counter)
-        nthreads = self.threads if self.horizon_limit > 0 else 1  # on small boards one search answers
+        nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
         total = self.states
         limits = []
@@ -501,12 +551,12 @@ class SearchOracle(Oracle):
 
         if self.provers is not None:
             jobs = [job(k, self.provers[k]) for k in range(min(nthreads, len(self.provers)))]
-        elif self.horizon_limit == 0:
-            jobs = [job(0, ("P", "F"))]  # small boards: the search without a horizon, at once
+        elif self.budget_limit == 0:
+            jobs = [job(0, ("P", "F"))]  # small boards: the search of the real game, at once
         elif nthreads == 1:
-            jobs = [job(0, ("D", "P", "F"))]
+            jobs = [job(0, ("D", "P", "F", "C"))]
         else:
-            jobs = [job(k, ("D",) if k % 2 == 0 else ("P", "F")) for k in range(nthreads)]
+            jobs = [job(k, ("D", "C") if k % 2 == 0 else ("P", "F")) for k in range(nthreads)]
         try:
             results = run.call_many(jobs, deadline=self.deadline, on_tick=self._tick, kernel="search_test")
         except KeyboardInterrupt:
@@ -621,6 +671,7 @@ class SearchOracle(Oracle):
         budget = FIRST_BUDGET
         target = None  # the next margin test, from the last fail-soft result
         outcome_at = 0.0 if (lo > 0 or hi < 0 or lo == hi == 0) else None
+        outcome_nodes = 0 if outcome_at is not None else None
 
         def outcome_known(lo: int, hi: int) -> bool:
             return lo > 0 or hi < 0 or (lo == 0 and hi == 0)
@@ -664,6 +715,7 @@ class SearchOracle(Oracle):
                 guess = max(lo, min(hi, guess))
                 if outcome_at is None and outcome_known(lo, hi):
                     outcome_at = time.monotonic() - t0
+                    outcome_nodes = self.states - start_nodes
                 self._status.lower, self._status.upper = lo, hi
                 self._status.best_move = best_move
                 progressed = True
@@ -677,7 +729,7 @@ class SearchOracle(Oracle):
         self._status = None
         done = lo == hi or (outcome_only and outcome_known(lo, hi))
         return SearchBounds(lo, hi, best_move, best_lower, self.states - start_nodes, time.monotonic() - t0,
-                            None if done else stopped, outcome_at)
+                            None if done else stopped, outcome_at, outcome_nodes)
 
     def _note_score(self, mine: int, theirs: int, counter: int, holds: bool, r: int) -> None:
         """Keep the bound a test proved on a position's composite score (for its depth later)."""
@@ -692,8 +744,8 @@ class SearchOracle(Oracle):
     def guess_move(self, mine: int, theirs: int, counter: int) -> int:
         """The table's move for the position, else the first move in the search's order."""
         T = self.tables
-        code = int(engine.search.table_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter), T.canon,
-                                            T.syminv))
+        code = int(engine.search.table_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter),
+                                            np.int64(self.clock_kind), T.canon, T.syminv))
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
         n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
         if n == 0:
@@ -800,7 +852,7 @@ class SearchOracle(Oracle):
     # -- a search saved to disk ------------------------------------------------------------------
 
     def save_tables(self, path: str | os.PathLike[str]) -> None:
-        """Write what this search has found (its tables, the horizons its ladders reached and the
+        """Write what this search has found (its tables, the budgets its ladders reached and the
         bounds it proved) to ``path``, whole or not at all, so that a later run resumes from it
         (:meth:`load_tables`). Raises OSError."""
         header = {"format": TABLE_FILE_FORMAT, "board": _board_id(self.tables.board), "rules": self.rules.name,
@@ -822,7 +874,7 @@ class SearchOracle(Oracle):
 
     def load_tables(self, path: str | os.PathLike[str]) -> int:
         """Resume from what :meth:`save_tables` wrote: the tables (of the size they were saved at),
-        the ladders' horizons and the bounds proved; returns the nodes that work took. Raises
+        the ladders' budgets and the bounds proved; returns the nodes that work took. Raises
         :class:`TableFileError` for a file of another board, rules or format, or a damaged one."""
         name = os.fspath(path)
         try:

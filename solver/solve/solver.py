@@ -112,11 +112,11 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
                           else SearchOracle(p.board, rules, tt_bits=10))
         _solve(Entry(p, (X, O)), Analyzer(oracle), None, dominance, False, None)
     if algorithm == "search":  # large boards race the proof-number search and the horizons' ladders
-        search = SearchOracle(p.board, rules, tt_bits=10, horizon_limit=8, threads=2)
+        search = SearchOracle(p.board, rules, tt_bits=10, budget_limit=8, threads=2)
         search.bounds(p)
         search.threads = 1
         search.bounds(p.replace(turn=O))
-        dfpn = SearchOracle(p.board, rules, tt_bits=10, horizon_limit=8, threads=1)
+        dfpn = SearchOracle(p.board, rules, tt_bits=10, budget_limit=8, threads=1)
         dfpn.provers = [("D",)]  # the proof-number search alone: a tiny board's bounds never race it
         dfpn.test_answer(*dfpn._bits(p), 1)
         search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
