@@ -8,9 +8,9 @@ tablebases, perft's front end) sits beside, in :mod:`solver`, and reaches a
 kernel module through this package as an attribute, ``engine.search.search_test``:
 
 - ``kernels``: the rules on bitboards (moves, play, game over, symmetry, hashing);
-- ``search``, ``dfpn``, ``ttable``: null-window tests by alpha-beta and by proof numbers, and
-  the transposition table they share (:mod:`solver.oracles.search`); ``lastplies``: exact solvers of
-  the last few empty squares and static scores, for those kernels to call;
+- ``search``, ``dfpn``, ``ttable``, ``frames``: null-window tests by alpha-beta and by proof
+  numbers, the transposition table they share and their explicit stack (:mod:`solver.oracles.search`);
+  ``lastplies``: exact solvers of the last few empty squares and static scores, for those kernels to call;
 - ``retro``, ``counters``, ``solved``, ``options``: the retrograde engine, its
   per-counter answers, its table and the options read from it (:mod:`solver.oracles.retro`);
 - ``dense``, ``tier_kernels``: the tablebase index and the tier solver's steps; ``tier_route``:

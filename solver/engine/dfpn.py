@@ -73,7 +73,8 @@ from .kernels import (
     next_counter,
     play,
 )
-from .search import S_TABLE, fill_out
+from .lastplies import L_LIMIT, L_NODES, NLCOUNT, last_test
+from .search import S_LAST, S_LASTNODES, S_TABLE, fill_out
 from .tbprobe import T_MAX, table_score
 from .ttable import K3, mix
 
@@ -90,7 +91,7 @@ S_EXPANDED, S_REPS, S_SETTLED, S_PATHDEP = 15, 13, 9, 10
 NSTATS = 25
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
-O_LOOPY, O_CLOCK, O_MAX_STACK = range(3)
+O_LOOPY, O_CLOCK, O_MAX_STACK, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(6)
 
 # frame columns
 F_C, F_S, F_THPN, F_THDN, F_MOFF, F_N, F_SEL, F_EMP, F_SYM, F_NODES, F_PREV, F_HB = range(12)
@@ -249,7 +250,8 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
 
     ``geo``: as :func:`.search.search_test`; ``tt``: the alpha-beta table (read for proved
     bounds, written with settled results); ``dtt``: this search's table; ``local`` = (stats,
-    abort); ``opts`` (int64): the repetition rule, the clock kind, the stack's limit in plies;
+    abort); ``opts`` (int64): the repetition rule, the clock kind, the stack's limit in plies, and
+    the last plies' solver's empty squares (0: not used), plies and nodes (as :mod:`.search`);
     ``tb``: the tablebases probed at the leaves, as in :func:`.search.search_test` (a child they
     hold is proved or disproved at once by its exact score).
     """
@@ -258,6 +260,8 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     loopy = opts[O_LOOPY] != 0
     clock_kind = opts[O_CLOCK]
     max_stack = opts[O_MAX_STACK]
+    last_max, last_plies, last_nodes = opts[O_LAST], opts[O_LAST_PLIES], opts[O_LAST_NODES]
+    lcnt = np.zeros(NLCOUNT, np.int64)
     tb_max = tb[4][T_MAX]
     ENTER, LOOP, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
@@ -385,12 +389,27 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                         cpn[moff + k] = 0 if proved else INF
                         cdn[moff + k] = INF if proved else 0
                         continue
-                if tb_max >= 0 and np.int64(popcount(playable & ~(nm | nt))) <= tb_max:
+                cempty = np.int64(popcount(playable & ~(nm | nt)))
+                if cempty <= tb_max:
                     stats[S_TABLE] += 1  # the tables hold the child: proved or disproved at once
                     proved = table_score(nm, nt, tb) >= sc
                     cpn[moff + k] = 0 if proved else INF
                     cdn[moff + k] = INF if proved else 0
                     continue
+                if cempty <= last_max:  # the last plies' solver: a known answer is a fact
+                    w0 = lcnt[L_NODES]
+                    lcnt[L_LIMIT] = w0 + (last_nodes if node_limit <= 0 else
+                                          max(1, min(last_nodes, node_limit - stats[S_NODES])))
+                    lw, lknown = last_test(nm, nt, nc, sc - 1, sc, last_plies, playable, adj, jmp, reach, rules,
+                                           lcnt)
+                    stats[S_LASTNODES] += lcnt[L_NODES] - w0
+                    stats[S_NODES] += lcnt[L_NODES] - w0 - 1
+                    if lknown:
+                        stats[S_LAST] += 1
+                        proved = lw >= sc
+                        cpn[moff + k] = 0 if proved else INF
+                        cdn[moff + k] = INF if proved else 0
+                        continue
                 if nsym > 1:
                     ccm, cct, _ = canonical(nm, nt, canon)
                 else:

@@ -143,6 +143,17 @@ is: a fact that rests on nothing above (no repetition). Under a budget this stay
 sound: a table leaf is a real result, which holds in every budgeted game.
 ``stats[S_TABLE]`` counts the probes.
 
+The last plies
+--------------
+A child with at most ``O_LAST`` empty squares is first asked of :func:`.lastplies.last_test`,
+a plain alpha-beta of the real game without table, move list or allocation, within a few plies
+and nodes: a known answer is a result of finished games only (no repetition, no cut), a fact
+that rests on nothing above, scored in place as a finished child is; and like every real
+result it holds in every budgeted game (see above). An unknown answer costs its nodes (they
+count as the search's) and the child is searched as usual. ``stats[S_LAST]`` counts the
+children it answered, ``stats[S_LASTNODES]`` the nodes it visited: nodes that never reach
+this kernel's frames.
+
 Limits
 ------
 There is no ply limit: the stack grows as needed (up to the memory budget).
@@ -182,6 +193,7 @@ from .kernels import (
     next_counter,
     play,
 )
+from .lastplies import L_LIMIT, L_NODES, NLCOUNT, last_test
 from .tbprobe import T_MAX, table_score
 
 M = np.int64(scores.M)
@@ -194,13 +206,13 @@ BUCKET = ttable.BUCKET
 # stats slots
 S_NODES, S_MAXPLY, S_NODE_LIMIT, S_STOP, S_PROBES, S_HITS, S_TTCUTS, S_CUTS, S_FIRSTCUTS, S_STORES, \
     S_PENDING, S_VALIDATED, S_DISCARDED, S_REPS, S_ETC, S_VISITS, S_CHITS, S_TERMINAL, S_HCUTS, S_GENERATED, \
-    S_SEARCHED, S_TTFIRST, S_FILLOUT, S_ROOTMOVE, S_TABLE = range(25)
-NSTATS = 25
+    S_SEARCHED, S_TTFIRST, S_FILLOUT, S_ROOTMOVE, S_TABLE, S_LAST, S_LASTNODES = range(27)
+NSTATS = 27
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
-O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT = range(7)
-NOPTS = 7
+O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(10)
+NOPTS = 10
 # clock kinds: how an entry's counter field is read (:mod:`.ttable`)
 CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
 
@@ -519,8 +531,10 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     and abort flag; ``opts`` (int64): the budget (0: the real game) and how its cut scores for
     the root's mover, whether the repetition rule applies, the clock kind (``CLOCK_*``: how the
     table reads its counter field), the plies left in a run below which the near table is used
-    (-1: never), the stack's limit in plies and the plies left in a run from which enhanced
-    transposition cut-offs are tried;
+    (-1: never), the stack's limit in plies, the plies left in a run from which enhanced
+    transposition cut-offs are tried, and the last plies' solver (:mod:`.lastplies`): the
+    children with at most this many empty squares (0: none) it is asked about, the plies and
+    the nodes it may take for each;
     ``tb``: the tablebases probed at the leaves (:mod:`.tbprobe`; ``tb_max`` -1: none).
     Returns the score, and in ``stats[S_ROOTMOVE]`` the root's best move (the move that proves
     a score at least s; -2 when the game is over at the root or the answer needed no move);
@@ -541,11 +555,14 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     near_left = opts[O_NEAR_LEFT]
     max_stack = opts[O_MAX_STACK]
     etc_left = opts[O_ETC_LEFT]
+    last_max, last_plies, last_nodes = opts[O_LAST], opts[O_LAST_PLIES], opts[O_LAST_NODES]
+    lcnt = np.zeros(NLCOUNT, np.int64)
     tb_max = tb[4][T_MAX]
     ENTER, DESCEND, RETURNED = 0, 1, 2
     stats[S_STOP] = 0
     stats[S_ROOTMOVE] = -2
     node_limit = stats[S_NODE_LIMIT]
+    next_abort_check = stats[S_NODES] + 16384  # the abort flag is read every 16,384 nodes
     nbmask = tt.shape[0] // BUCKET - 1
     ttflat = tt.reshape(-1)  # the same entries as words, for prefetching
     nbmask_n = ttn.shape[0] // BUCKET - 1
@@ -742,9 +759,11 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             if stats[S_NODES] > node_limit > 0:
                 stats[S_STOP] = STOP_NODES
                 return np.int64(0)
-            if (stats[S_NODES] & 16383) == 0 and abort[0] != 0:
-                stats[S_STOP] = STOP_ABORT
-                return np.int64(0)
+            if stats[S_NODES] >= next_abort_check:  # (the last plies' nodes come in steps)
+                next_abort_check = stats[S_NODES] + 16384
+                if abort[0] != 0:
+                    stats[S_STOP] = STOP_ABORT
+                    return np.int64(0)
             over, score = game_status(nm, nt, nc, playable, reach, rules)
             if over:
                 stats[S_TERMINAL] += 1
@@ -760,12 +779,27 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                     ret_dep = NONE
                     state = RETURNED
                     continue
-            if tb_max >= 0 and np.int64(popcount(playable & ~(nm | nt))) <= tb_max:
+            cempty = np.int64(popcount(playable & ~(nm | nt)))
+            if cempty <= tb_max:
                 stats[S_TABLE] += 1  # the tables hold the child: its exact score, no search below it
                 ret_score = table_score(nm, nt, tb)
                 ret_dep = NONE
                 state = RETURNED
                 continue
+            if cempty <= last_max:  # the last plies, searched without the general machinery
+                w0 = lcnt[L_NODES]
+                lcnt[L_LIMIT] = w0 + (last_nodes if node_limit <= 0 else
+                                      max(1, min(last_nodes, node_limit - stats[S_NODES])))
+                lw, lknown = last_test(nm, nt, nc, -_widen(fr[ply, F_BE]), -_widen(fr[ply, F_AL]), last_plies,
+                                       playable, adj, jmp, reach, rules, lcnt)
+                stats[S_LASTNODES] += lcnt[L_NODES] - w0
+                stats[S_NODES] += lcnt[L_NODES] - w0 - 1
+                if lknown:
+                    stats[S_LAST] += 1  # a fact: finished games only (lastplies)
+                    ret_score = lw
+                    ret_dep = NONE
+                    state = RETURNED
+                    continue
             nrun = nc if counted else (np.int64(0) if 0 <= code < 64 else fr[ply, F_RUN] + 1)
             if budget > 0 and nrun >= budget:
                 stats[S_HCUTS] += 1  # the budget is spent: the cut, scored against the side proving

@@ -112,6 +112,9 @@ BUDGET_LIMIT = BUDGETS[-1]  # the largest budget before the search of the real g
 ETC_LEFT = 1  # enhanced transposition cut-offs at nodes with at least this many plies left in their run
 NEAR_LEFT = -1  # nodes with at most this many plies left in their run use the small table (-1: none)
 NEAR_TABLE_BITS = 17  # 4 MiB
+LAST_EMPTY = 3  # children with at most this many empty squares go to the last plies' solver first
+LAST_PLIES = 8  # the plies it may follow
+LAST_NODES = 2000  # the nodes it may take for one child
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
 FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
 
@@ -308,6 +311,7 @@ class SearchOracle(Oracle):
         self._results: dict = {}
         self._ladder: dict = {}  # (mine, theirs, counter, s, prover) -> the next budget to try
         self.repetitions = True  # the repetition rule in budgeted games (see the kernel's docstring)
+        self.last_empty = LAST_EMPTY  # the last plies' solver (engine/lastplies.py) below this (0: none)
         self.proofs: dict = {}  # (prover, budget) -> tests it answered: 'P'/'F' at a budget, 'C' the real game, 'D'
 
         self.dtt: np.ndarray | None = None  # the proof-number search's table, made when first used
@@ -341,7 +345,8 @@ class SearchOracle(Oracle):
                  "repetitions": S.S_REPS, "conditional_hits": S.S_CHITS, "terminal": S.S_TERMINAL,
                  "filled_out": S.S_FILLOUT, "horizon_cuts": S.S_HCUTS, "expanded": S.S_VISITS,
                  "table_move_first": S.S_TTFIRST, "generated": S.S_GENERATED, "searched": S.S_SEARCHED,
-                 "etc_cuts": S.S_ETC, "table_probes": S.S_TABLE}
+                 "etc_cuts": S.S_ETC, "table_probes": S.S_TABLE, "last_plies": S.S_LAST,
+                 "last_plies_nodes": S.S_LASTNODES}
         out = {name: int(st[slot]) for name, slot in names.items()}
         out["deepest"] = max(int(w.stats[S.S_MAXPLY]) for w in self.workers)
         out["tt_entries"] = int(self.tt.shape[0])
@@ -391,8 +396,8 @@ class SearchOracle(Oracle):
         # the repetition rule: in the real game under classic (cycle-aware); in every budgeted game,
         # where a repetition inside a run counts against the side proving, as the cut does
         loopy = int(self.loopy) if budget == 0 else int(self.repetitions and (self.loopy or self.rules.limit_is_draw))
-        opts = np.array([budget, cut, loopy, self.clock_kind, self.near_left, self.max_stack, self.etc_left],
-                        np.int64)
+        opts = np.array([budget, cut, loopy, self.clock_kind, self.near_left, self.max_stack, self.etc_left,
+                         self.last_empty, LAST_PLIES, LAST_NODES], np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                           (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
         _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
@@ -406,7 +411,8 @@ class SearchOracle(Oracle):
         if self.dtt is None:
             self.dtt = large_zeros((self.tt.shape[0] // 2, engine.search.ENTRY_WORDS), np.uint64)
         w.stats[D.S_NODE_LIMIT] = limit
-        opts = np.array([int(self.loopy), self.clock_kind, self.max_stack], np.int64)
+        opts = np.array([int(self.loopy), self.clock_kind, self.max_stack, self.last_empty, LAST_PLIES, LAST_NODES],
+                        np.int64)
         r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                             self.dtt, (w.stats, abort), opts, self.tb))
         _raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
