@@ -94,8 +94,8 @@ STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 O_LOOPY, O_CLOCK, O_MAX_STACK, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(6)
 
 # frame columns
-F_C, F_S, F_THPN, F_THDN, F_MOFF, F_N, F_SEL, F_EMP, F_SYM, F_NODES, F_PREV, F_HB = range(12)
-NF = 12
+F_C, F_S, F_THPN, F_THDN, F_MOFF, F_N, F_SEL, F_EMP, F_SYM, F_NODES, F_PREV, F_HB, F_NOLAST = range(13)
+NF = 13
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 32
 
 _widen = njit(cache=True)(scores.widen)
@@ -294,6 +294,7 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     fr[0, F_THPN] = INF
     fr[0, F_THDN] = INF
     fr[0, F_MOFF] = 0
+    fr[0, F_NOLAST] = 65  # the last plies' solver is tried below this many empty squares
     ply = 0
     ret_pn = np.int64(0)
     ret_dn = np.int64(0)
@@ -396,7 +397,7 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                     cpn[moff + k] = 0 if proved else INF
                     cdn[moff + k] = INF if proved else 0
                     continue
-                if cempty <= last_max:  # the last plies' solver: a known answer is a fact
+                if cempty <= last_max and cempty < fr[ply, F_NOLAST]:  # the last plies: a known answer is a fact
                     w0 = lcnt[L_NODES]
                     lcnt[L_LIMIT] = w0 + (last_nodes if node_limit <= 0 else
                                           max(1, min(last_nodes, node_limit - stats[S_NODES])))
@@ -410,6 +411,7 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                         cpn[moff + k] = 0 if proved else INF
                         cdn[moff + k] = INF if proved else 0
                         continue
+                    fr[ply, F_NOLAST] = cempty  # beyond its reach here: not again at this count below this node
                 if nsym > 1:
                     ccm, cct, _ = canonical(nm, nt, canon)
                 else:
@@ -521,5 +523,6 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
         fr[ply + 1, F_THPN] = cthpn
         fr[ply + 1, F_THDN] = cthdn
         fr[ply + 1, F_MOFF] = moff + n
+        fr[ply + 1, F_NOLAST] = fr[ply, F_NOLAST]
         ply += 1
         state = ENTER

@@ -218,8 +218,8 @@ CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
 
 # frame columns
 F_C, F_AL, F_BE, F_BEST, F_BESTMV, F_DEP, F_I, F_N, F_MOFF, F_SYM, F_EMP, F_PST, F_NODES, F_LEFT, F_CUTW, \
-    F_VISIT, F_GEN, F_RUN, F_PREV, F_HB = range(20)
-NF = 20
+    F_VISIT, F_GEN, F_RUN, F_PREV, F_HB, F_NOLAST = range(21)
+NF = 21
 BYTES_PER_PLY = NF * 8 + 4 * 8 + MAX_MOVES * 16
 
 _widen = njit(cache=True)(scores.widen)
@@ -585,6 +585,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     ft[0] = theirs
     fr[0, F_C] = counter
     fr[0, F_RUN] = counter if counted else 0
+    fr[0, F_NOLAST] = 65  # the last plies' solver is tried below this many empty squares
     fr[0, F_AL] = s - 1
     fr[0, F_BE] = s
     fr[0, F_MOFF] = 0
@@ -786,7 +787,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                 ret_dep = NONE
                 state = RETURNED
                 continue
-            if cempty <= last_max:  # the last plies, searched without the general machinery
+            if cempty <= last_max and cempty < fr[ply, F_NOLAST]:  # the last plies, without the machinery
                 w0 = lcnt[L_NODES]
                 lcnt[L_LIMIT] = w0 + (last_nodes if node_limit <= 0 else
                                       max(1, min(last_nodes, node_limit - stats[S_NODES])))
@@ -800,6 +801,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                     ret_dep = NONE
                     state = RETURNED
                     continue
+                fr[ply, F_NOLAST] = cempty  # beyond its reach here: not again at this count in this subtree
             nrun = nc if counted else (np.int64(0) if 0 <= code < 64 else fr[ply, F_RUN] + 1)
             if budget > 0 and nrun >= budget:
                 stats[S_HCUTS] += 1  # the budget is spent: the cut, scored against the side proving
@@ -811,6 +813,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             ft[ply + 1] = nt
             fr[ply + 1, F_C] = nc
             fr[ply + 1, F_RUN] = nrun
+            fr[ply + 1, F_NOLAST] = fr[ply, F_NOLAST]
             fr[ply + 1, F_AL] = -_widen(fr[ply, F_BE])
             fr[ply + 1, F_BE] = -_widen(fr[ply, F_AL])
             fr[ply + 1, F_MOFF] = moff + fr[ply, F_N]
