@@ -24,6 +24,7 @@ from helpers import random_positions
 from solver.common.scores import CUT_SCORE, M, parent_score, value_threshold
 from solver.game.bitboards import mover_bits
 from solver.game.rules import CLASSIC, CS61B, JUMP3, UAI, X, Position
+from solver.io.formats import parse_fen
 from solver.oracles.oracle import mover_value
 from solver.oracles.reference import ReferenceSolution
 from solver.oracles.search import SearchOracle
@@ -104,3 +105,35 @@ def test_budgeted_answers_are_the_budgeted_games_and_the_provers_are_real(rules)
                         assert holds == budgeted, (p, budget, k, prover)
                     checked += 1
     assert checked >= 300 and real >= 100
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
+def test_the_last_plies_answer_children_and_every_value_stays_the_references(rules):
+    """Children with at most 3 empty squares are asked of engine/lastplies.py first (the search's
+    "The last plies"): values and depths with it and without it are the reference's, and it
+    answered children (nodes that never reached the kernel's frames)."""
+    answered = compared = 0
+    shapes = [(2, 3), (3, 3), (2, 4), (2, 5)]
+    for p in random_positions(83, 14, shapes=shapes, rules=rules, fill=(0.45, 0.3, 0.25)):
+        if p.is_over():
+            continue
+        ref = ReferenceSolution([p], max_states=100_000)
+        expected = ref.lookup(p)
+        for last in (3, 0):
+            oracle = SearchOracle(p.board, rules, tt_bits=12, threads=1)
+            oracle.last_empty = last
+            assert oracle.lookup(p) == expected, (p, last)
+            if last:
+                answered += oracle.counters()["last_plies"]
+        compared += 1
+    assert compared >= 10 and answered > 0
+
+
+def test_issue_31_board_under_uai_value_and_depth_within_a_node_budget():
+    """Issue 31: one empty square walled in by blocks, a jump war until the clock's limit. The
+    search of the real game (the clock in the key, no repetition rule) gives the value and its
+    depth in 4.8 million nodes on one thread (the horizon ladders did not in 398 million); a
+    last-plies solver that cannot settle a jump war is not asked again below it."""
+    p = parse_fen("1------/-------/--xxooo/xxxxooo/ooooooo/ooooooo/ooooooo x 0 1", UAI)
+    oracle = SearchOracle(p.board, UAI, tt_bits=20, threads=1, node_limit=20_000_000)
+    assert oracle.lookup(p) == (-30, 4)
