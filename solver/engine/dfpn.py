@@ -376,6 +376,9 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
                 nm, nt = play(m, t, code, adj)
                 nc = next_counter(c, code, rules)
                 stats[S_NODES] += 1
+                if stats[S_NODES] > node_limit > 0:  # mid-expansion: nothing of this node is stored yet
+                    stats[S_STOP] = STOP_NODES
+                    return np.int64(0)
                 cdep[moff + k] = NONE
                 over, score = game_status(nm, nt, nc, playable, reach, rules)
                 if over:

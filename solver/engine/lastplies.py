@@ -254,6 +254,9 @@ def last_test(mine, theirs, counter, al, be, plies, playable, adj, jmp, reach, r
                                 best = s
                         else:
                             all_known = False
+                            if cnt[L_LIMIT] > 0 and cnt[L_NODES] >= cnt[L_LIMIT]:
+                                cnt[L_UNKNOWN] += 1  # out of nodes: no sibling is tried
+                                return np.int64(0), False
                 else:
                     src = jmp[to] & mine
                     while src:
@@ -272,6 +275,9 @@ def last_test(mine, theirs, counter, al, be, plies, playable, adj, jmp, reach, r
                                 best = s
                         else:
                             all_known = False
+                            if cnt[L_LIMIT] > 0 and cnt[L_NODES] >= cnt[L_LIMIT]:
+                                cnt[L_UNKNOWN] += 1  # out of nodes: no sibling is tried
+                                return np.int64(0), False
     if not moved:  # the mover passes
         w, known = last_test(theirs, mine, next_counter(counter, np.int64(-1), rules), -_widen(be), -_widen(al),
                              plies - 1, playable, adj, jmp, reach, rules, cnt)

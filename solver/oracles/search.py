@@ -529,6 +529,8 @@ class SearchOracle(Oracle):
         nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
         total = self.states
+        if self.node_limit and total >= self.node_limit:
+            raise SearchStopped("nodes", total)  # the run's budget is spent: no test begins
         limits = []
         for w in workers:
             cap = 0
