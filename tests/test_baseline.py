@@ -129,3 +129,13 @@ def test_the_baseline_sub_row_has_the_rows_columns():
     assert line[:9] == ["c++", "alpha-beta", "(uai),", "same", "positions", "c++/1", "2", "5,000,000", "1.00"]
     assert line[9:12] == ["5,000,000", "64", "MiB"]
     assert "exact 1/2 (median 2.00 s)" in bench.table([row]) and "5.00M nodes/s per core" in bench.table([row])
+
+
+def test_an_endgame_row_names_the_provers_that_answered():
+    p = parse_fen("xxxoxxx/xxxoxxx/1x-x-oo/xxxxxoo/xx-x-oo/ooxxxoo/oo3oo o 0 34")
+    (r,) = bench._search_suite([("game 8", p)], 30.0, 1)
+    assert r["lower"] == r["upper"] and r["exact"] is not None
+    assert r["proofs"] and all(k in ("D", "C") or (k[0] in "PF" and k[1] == "@") for k in r["proofs"])
+    note = bench._proofs_note([{"proofs": {"P@4": 2, "F@4": 1, "F@12": 3, "D": 5}}, {"proofs": {"P@6": 1, "C": 1}}])
+    assert note == "tests answered by budget 4: 3, budget 6: 1, budget 12: 3, proof numbers: 5, real game: 1"
+    assert bench._proofs_note([{"proofs": {}}]) == "tests answered by none"

@@ -218,8 +218,25 @@ def _search_suite(positions: list[tuple[str, Position]], timeout: float, threads
         out.append({"name": name, "lower": b.lower, "upper": b.upper, "squares": squares,
                     "nontrivial": b.lower > -squares or b.upper < squares,
                     "outcome": b.outcome_seconds, "exact": b.seconds if b.exact else None,
-                    "seconds": b.seconds, "cpu": cpu, "counters": oracle.counters()})
+                    "seconds": b.seconds, "cpu": cpu, "counters": oracle.counters(),
+                    "proofs": {f"{k}{'@' + str(b) if k in 'PF' else ''}": v for (k, b), v in oracle.proofs.items()}})
     return out
+
+
+def _proofs_note(results: list[dict]) -> str:
+    """Which prover answered the tests of ``results``: the alpha-beta ladders by budget (plies of a
+    run), the proof numbers, the search of the real game (the cycle-aware prover under classic)."""
+    total: dict[str, int] = {}
+    for r in results:
+        for k, v in r["proofs"].items():
+            total[k] = total.get(k, 0) + v
+    budgets: dict[int, int] = {}
+    for k, v in total.items():
+        if k[0] in "PF":
+            budgets[int(k[2:])] = budgets.get(int(k[2:]), 0) + v
+    parts = [f"budget {b}: {budgets[b]}" for b in sorted(budgets)]
+    parts += [f"{what}: {total[k]}" for k, what in (("D", "proof numbers"), ("C", "real game")) if k in total]
+    return "tests answered by " + (", ".join(parts) if parts else "none")
 
 
 def _median(xs: list[float]) -> str:
@@ -243,9 +260,10 @@ def _endgames(suite: Path, label: str, empties: int, timeout: float, rules_name:
     nontrivial = sum(1 for r in results if r["nontrivial"])
     outcome = [r["outcome"] for r in results if r["outcome"] is not None]
     exact = [r["exact"] for r in results if r["exact"] is not None]
+    after = [r["exact"] - r["outcome"] for r in results if r["exact"] is not None and r["outcome"] is not None]
     note = (f"non-trivial {nontrivial}/{n}; outcome {len(outcome)}/{n} ({_median(outcome)}); "
-            f"exact {len(exact)}/{n} ({_median(exact)}); {nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s per core; "
-            f"table hits {hits / probes if probes else 0:.0%}")
+            f"exact {len(exact)}/{n} ({_median(exact)}; from the outcome {_median(after)}); {nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s per core; "
+            f"table hits {hits / probes if probes else 0:.0%}; {_proofs_note(results)}")
     name = f"{label}, {empties} empties" + (f", {rules_name}" if rules_name else "")
     times = [r["exact"] if r["exact"] is not None else float("inf") for r in results]
     return Row(name, f"search/{threads or 'all'}", nodes, cpu, _peak_bytes(), note, times,
