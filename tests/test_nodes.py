@@ -8,7 +8,8 @@ import json
 import pytest
 
 from solver.app.cli import main
-from solver.io.formats import read_positions
+from solver.io.formats import parse_fen, read_positions
+from solver.oracles.search import SearchOracle
 from solver.common.limits import Limits
 from solver.solve.solver import Solver
 from solver.play.verify import Verifier, choices_from_file
@@ -91,3 +92,11 @@ def test_batch_with_nodes_gives_the_same_records_every_time(tmp_path, capsys):
         records.append(rec)
     assert records[0] == records[1]
     assert records[0]["sides"]["x"]["exact"] is False
+
+
+def test_a_small_node_budget_makes_a_small_table():
+    p = parse_fen(HARD)
+    small = SearchOracle(p.board, p.rules, node_limit=20_000)
+    large = SearchOracle(p.board, p.rules, node_limit=0)
+    assert small.tt.shape[0] == 1 << 17  # the first power of two at least 4 x 20,000 entries
+    assert large.tt.shape[0] > 1 << 20

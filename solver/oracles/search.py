@@ -284,6 +284,8 @@ class SearchOracle(Oracle):
             while (S.ENTRY_WORDS * 8) << (tt_bits + 1) <= cap and tt_bits < 34:
                 tt_bits += 1
             tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
+            if node_limit:  # nor beyond what the nodes can store: a small run clears no large table
+                tt_bits = min(tt_bits, max(12, (4 * node_limit - 1).bit_length()))
         self.tt = large_zeros((1 << tt_bits, S.ENTRY_WORDS), np.uint64)
         # Nodes a few plies from their run's cut (each cheap to search again) may use a small table
         # that stays in the processor's cache; the large one keeps the costly results.
