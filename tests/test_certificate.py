@@ -39,7 +39,7 @@ def test_every_bound_the_search_proves_has_a_strategy_the_rules_confirm(rules):
         if p.is_over():
             continue
         value = ReferenceSolution([p], max_states=100_000).lookup(p)[0] * p.turn.sign  # X's side
-        for limit, threads in ((0, 1), (3, 1), (10, 1), (10, 2), (60, 2)):
+        for limit, threads in ((0, 1), (3, 1), (10, 1), (30, 1), (100, 1), (300, 1), (10, 2), (60, 2)):
             oracle = SearchOracle(p.board, rules, tt_bits=12, node_limit=limit, threads=threads,
                                   budget_limit=8 if threads == 2 else None)
             for claim in _claims(oracle, p):
@@ -47,8 +47,10 @@ def test_every_bound_the_search_proves_has_a_strategy_the_rules_confirm(rules):
                 assert verdict.confirmed, (verdict.line(), p)
                 assert claim.satisfied_by(value)  # a confirmed bound holds the reference value
                 checked += 1
-                partial += claim.bound != value
-    assert checked >= 100 and partial >= 3  # varies with the two threads' race (4 in one full run)
+                partial += claim.bound != value and threads == 1  # (two threads race: not counted)
+    # bounds short of the value, on one thread (so the same in every run): 5 under classic, 1 under
+    # uai, where on boards this small the exact value mostly comes with the outcome
+    assert checked >= 100 and partial >= (3 if rules is CLASSIC else 1)
 
 
 def test_the_reference_solver_makes_certificates_too():
