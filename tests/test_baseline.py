@@ -6,6 +6,7 @@ squares; the bench prints its figures beneath a row."""
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import subprocess
 
@@ -139,3 +140,15 @@ def test_an_endgame_row_names_the_provers_that_answered():
     note = bench._proofs_note([{"proofs": {"P@4": 2, "F@4": 1, "F@12": 3, "D": 5}}, {"proofs": {"P@6": 1, "C": 1}}])
     assert note == "tests answered by budget 4: 3, budget 6: 1, budget 12: 3, proof numbers: 5, real game: 1"
     assert bench._proofs_note([{"proofs": {}}]) == "tests answered by none"
+
+
+def test_an_endgame_row_counts_what_the_last_plies_answered(tmp_path, monkeypatch):
+    suite = tmp_path / "suite.txt"
+    suite.write_text("name: a\nxxxoxxx/xxxoxxx/1x-x-oo/xxxxxoo/xx-x-oo/ooxxxoo/oo3oo o 0 34\n\n"
+                     "name: b\noooxoxx/oooxoxx/xxoxxxx/xxxxxoo/xoxxxoo/ooxxxo1/2xoo1x x 0 39\n")
+    monkeypatch.setattr(bench, "_baseline", lambda positions, timeout: {"skipped": "not asked"})
+    row = bench._endgames(suite, "two", 4, 30.0, None, 1)
+    assert row.positions == 2 and "exact 2/2" in row.note
+    last = re.search(r"last plies: ([0-9,]+) children in ([0-9]+)% of the nodes", row.note)
+    assert last is not None and int(last[1].replace(",", "")) > 0
+    assert "; tests answered by " in row.note

@@ -258,12 +258,15 @@ def _endgames(suite: Path, label: str, empties: int, timeout: float, rules_name:
     probes = sum(r["counters"]["probes"] for r in results)
     hits = sum(r["counters"]["hits"] for r in results)
     nontrivial = sum(1 for r in results if r["nontrivial"])
+    last = sum(r["counters"]["last_plies"] for r in results)
+    last_nodes = sum(r["counters"]["last_plies_nodes"] for r in results)
     outcome = [r["outcome"] for r in results if r["outcome"] is not None]
     exact = [r["exact"] for r in results if r["exact"] is not None]
     after = [r["exact"] - r["outcome"] for r in results if r["exact"] is not None and r["outcome"] is not None]
     note = (f"non-trivial {nontrivial}/{n}; outcome {len(outcome)}/{n} ({_median(outcome)}); "
             f"exact {len(exact)}/{n} ({_median(exact)}; from the outcome {_median(after)}); {nodes / cpu / 1e6 if cpu else 0:.2f}M nodes/s per core; "
-            f"table hits {hits / probes if probes else 0:.0%}; {_proofs_note(results)}")
+            f"table hits {hits / probes if probes else 0:.0%}; last plies: {last:,} children in "
+            f"{last_nodes / nodes if nodes else 0:.0%} of the nodes; {_proofs_note(results)}")
     name = f"{label}, {empties} empties" + (f", {rules_name}" if rules_name else "")
     times = [r["exact"] if r["exact"] is not None else float("inf") for r in results]
     return Row(name, f"search/{threads or 'all'}", nodes, cpu, _peak_bytes(), note, times,
