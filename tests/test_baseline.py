@@ -132,6 +132,7 @@ def test_the_baseline_sub_row_has_the_rows_columns():
     assert "exact 1/2 (median 2.00 s)" in bench.table([row]) and "5.00M nodes/s per core" in bench.table([row])
 
 
+@pytest.mark.slow  # 3 s of CPU: the quick suite's 3 minutes (README)
 def test_an_endgame_row_names_the_provers_that_answered():
     p = parse_fen("xxxoxxx/xxxoxxx/1x-x-oo/xxxxxoo/xx-x-oo/ooxxxoo/oo3oo o 0 34")
     (r,) = bench._search_suite([("game 8", p)], 30.0, 1)
@@ -142,6 +143,7 @@ def test_an_endgame_row_names_the_provers_that_answered():
     assert bench._proofs_note([{"proofs": {}}]) == "tests answered by none"
 
 
+@pytest.mark.slow  # 3.4 s of CPU: the quick suite's 3 minutes (README)
 def test_an_endgame_row_counts_what_the_last_plies_answered(tmp_path, monkeypatch):
     suite = tmp_path / "suite.txt"
     suite.write_text("name: a\nxxxoxxx/xxxoxxx/1x-x-oo/xxxxxoo/xx-x-oo/ooxxxoo/oo3oo o 0 34\n\n"

@@ -210,6 +210,7 @@ def test_the_child_tier_is_let_go_after_the_scan(tmp_path):
     assert codes.tobytes() == DirectoryStore(tmp_path / "whole", board).load(3).tobytes()
 
 
+@pytest.mark.slow  # 5.5 s of CPU: the quick suite's 3 minutes (README)
 def test_the_umask_read_on_several_threads_at_once_is_never_zero():
     """Tier files are written behind on a thread while checkpoints are saved on another; each
     reads the umask (by setting it to 0 and back): read unlocked, one could see the other's 0

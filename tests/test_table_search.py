@@ -201,7 +201,9 @@ def test_a_damaged_tier_is_one_line_for_its_position_and_the_others_are_solved(t
     assert f"({f}:3)" in out and "X wins by 3 (value +3)" in out and f"({f}:1)" not in out
 
 
-@pytest.mark.parametrize("provers", [("D",), ("P", "F")], ids=["df-pn", "ladders"])
+# df-pn (5 s of CPU) in the full suite: the quick suite's 3 minutes (README)
+@pytest.mark.parametrize("provers", [pytest.param(("D",), marks=pytest.mark.slow), ("P", "F")],
+                         ids=["df-pn", "ladders"])
 def test_df_pn_and_the_horizon_ladders_probe_the_tables_too(tables_dir, provers):
     """Small boards search without a horizon on one prover; here each prover alone, the ladders
     with horizons, so that both kernels meet table leaves (and the ladders their cut)."""
