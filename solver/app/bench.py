@@ -219,7 +219,7 @@ def _search_suite(positions: list[tuple[str, Position]], timeout: float, threads
                     "nontrivial": b.lower > -squares or b.upper < squares,
                     "outcome": b.outcome_seconds, "exact": b.seconds if b.exact else None,
                     "seconds": b.seconds, "cpu": cpu, "counters": oracle.counters(),
-                    "proofs": {f"{k}{'@' + str(b) if k in 'PF' else ''}": v for (k, b), v in oracle.proofs.items()}})
+                    "proofs": {k + (f"@{budget}" if k in "PF" else ""): v for (k, budget), v in oracle.proofs.items()}})
     return out
 
 

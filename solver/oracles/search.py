@@ -306,7 +306,7 @@ class SearchOracle(Oracle):
         # game explode; on small boards cycles close quickly: the real game at once.
         if budget_limit is None:
             budget_limit = BUDGET_LIMIT if board.size > SMALL_BOARD else 0
-        self.budget_limit = min(budget_limit, 250)
+        self.budget_limit = min(budget_limit, BUDGET_LIMIT)
         self.squares = board.playable.bit_count()
         self.etc_left = ETC_LEFT
         self._values: dict = {}
