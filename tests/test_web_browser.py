@@ -152,6 +152,26 @@ def test_load_a_position_click_moves_and_see_the_solvers_values(page, server):
     assert "flipped" in page.get_attribute("#board", "class")
 
 
+def test_every_move_row_says_verify_s_verdict(page, server):
+    """The verdict cell of each move: verify's word for the move (optimal, inaccuracy, blunder),
+    judged from the reference's values; an optimal move's cell says "optimal" (it was left empty)."""
+    from solver.play.verify import Verdict, verdict
+    from solver.solve.analysis import Interval
+
+    p = parse_position("ox1/1o1/x-o o 0 1").position  # O to move: two optimal moves, an inaccuracy, blunders
+    open_position(page, server, p)
+    a = Analyzer(ReferenceOracle())
+    n = p.board.playable.bit_count()
+    best = Interval(a.evaluate(p).value, a.evaluate(p).value, n)
+    expected = {i.name: str(verdict(p, best, Interval(i.value, i.value, n))) for i in a.moves(p)}
+    assert set(expected.values()) == {"optimal", "inaccuracy", "blunder"}
+    shown = dict(page.eval_on_selector_all("#moves tbody tr", """rows => rows.map(r => [r.dataset.uci,
+        r.querySelector('.badge').textContent])"""))
+    assert shown == expected
+    assert page.text_content("#moves tbody tr:first-child .badge") == Verdict.OPTIMAL
+    assert page.get_attribute("#moves tbody tr:first-child .badge", "class") == "badge optimal"
+
+
 @pytest.mark.parametrize("seed", [2911, 2912])
 def test_random_positions_show_the_reference_values(page, server, seed):
     for p in random_positions(seed, 3, block_chance=0.15):

@@ -191,14 +191,13 @@ function showAnalysis(a, final) {
     const cat = m.category === "draw by infinite play" ? "infinite" : m.category;
     const label = {win: "win", loss: "loss", draw: "draw", infinite: "draw ∞", unknown: "?"}[cat] || cat;
     const depth = m.depth === undefined ? "" : m.depth === null ? "∞" : `${m.depth}`;
-    const verdict = m.verdict === "optimal" ? "" : m.verdict;
     tr.innerHTML = `<td class="move"></td><td class="value"></td><td class="words"><span class="cat ${cat}"></span><span class="w"></span></td><td class="depth"></td><td class="badge ${m.verdict}"></td>`;
     tr.querySelector(".move").textContent = m.uci + (a.best_move === m.uci ? " ★" : "");
     tr.querySelector(".value").textContent = valueText(m);
     tr.querySelector(".cat").textContent = label;
     tr.querySelector(".w").textContent = m.words;
     tr.querySelector(".depth").textContent = depth;
-    tr.querySelector(".badge").textContent = verdict;
+    tr.querySelector(".badge").textContent = m.verdict || "";  // verify's word: optimal, inaccuracy, blunder, unsettled
     tr.addEventListener("click", () => play(m.uci));
     body.appendChild(tr);
   }
