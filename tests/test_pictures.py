@@ -203,6 +203,35 @@ def test_search_tint_is_the_exact_tint():
     assert root.find(SVG + "title").text == "X to move, value +1"
 
 
+@pytest.mark.parametrize("turn,moves,squares", [
+    ("x", ("a2", "b3", "b2", "a3c3"), ("a2", "b3", "b2", "c3")),
+    ("o", ("b1", "c2", "b2", "c1a1"), ("b1", "c2", "b2", "a1"))])
+def test_a_bounded_square_is_tinted_by_the_outcome_it_proves(turn, moves, squares):
+    """A square only bounded: pale red when the whole interval loses for the mover, pale green when
+    it wins, pale blue only when it spans the draw (every bounded square was pale blue), in
+    shades that no exact value takes; the legend names each one shown. The same intervals (X's
+    side) are a loss for X and a win for O."""
+    from solver.app import pictures
+    from solver.solve.analysis import Interval
+    p = parse_position(f"to-move: {turn}\nx..\n...\n..o").position
+    below, above, spanning, exact = (Interval(-9, -1, 9), Interval(1, 9, 9), Interval(-1, 1, 9), Interval(3, 3, 9))
+    values = {p.parse_move(m): iv for m, iv in zip(moves, (below, above, spanning, exact))}
+    root = ET.fromstring(board_svg(_analyzer(), p, values=values))
+    rects = {r.get("id")[3:]: r for r in root.iter(SVG + "rect") if (r.get("id") or "").startswith("sq-")}
+    shown = [(rects[sq].get("class"), rects[sq].get("fill")) for sq in squares]
+    loss = ("square empty bounded loss", pictures.BOUNDED_LOSS_FILL)
+    win = ("square empty bounded win", pictures.BOUNDED_WIN_FILL)
+    assert shown == [loss if turn == "x" else win, win if turn == "x" else loss,
+                     ("square empty bounded open", pictures.UNSOLVED_FILL),
+                     ("square empty tinted", pictures._tint(1.0 if turn == "x" else -1.0))]
+    mover = turn.upper()
+    assert {f"only bounded, {mover} wins: low..high", f"only bounded, {mover} loses: low..high",
+            "only bounded: low..high (ran out of budget)"} <= set(_legend_text(root))
+    # no exact value takes a bounded square's shade: exact wins keep full green, exact losses full red
+    shades = {pictures._tint(g / 100) for g in range(-100, 101)}
+    assert not {pictures.BOUNDED_WIN_FILL, pictures.BOUNDED_LOSS_FILL, pictures.UNSOLVED_FILL} & shades
+
+
 def _judged(text, move):
     p = parse_position(text).position
     v = Verifier(Solver(algorithm="reference"))

@@ -268,3 +268,39 @@ def test_a_long_solve_shows_its_progress_and_stops(page, server):
     keep(png, "board-7x7-stopped.png")
     pixels = _png_pixels(png)
     assert _count(pixels, lambda r, g, b: (r, g, b) == (0xdc, 0xdc, 0xf0)) > 5000  # the bounded squares
+
+
+def test_an_interval_that_loses_is_tinted_as_a_loss(browser, tmp_path):
+    """A square whose interval is all below the draw for the mover is pale red, not pale blue. The
+    cache holds -49..-1 for X's position and each move's (true: the search proved -49..-13 for the
+    position in 120 s, and no move is worth more to X), and one node a request proves no more than
+    the three moves that lose everything at once: c2 and b2 keep their intervals."""
+    from solver.app import pictures
+    from solver.io.formats import parse_fen
+    from solver.solve.analysis import Interval
+    from solver.solve.cache import Cache, side_row
+    from solver.solve.report import SideResult
+
+    p = parse_fen("ooooooo/ooooooo/ooooooo/ooooooo/ooooooo/7/x6 x 0 1")
+    cache = Cache(tmp_path / "cache.sqlite3")
+    cache.put([side_row(SideResult(q, Interval(-49, -1, 49))) for q in [p] + [p.push(m) for m in p.legal_moves()]])
+    cache.close()
+    server = Served(tmp_path, "--max-nodes", "1", "--max-seconds", "120")
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        page = context.new_page()
+        open_position(page, server, p)
+        classes = {sq: page.get_attribute(f"#sq-{sq}", "class") for sq in ("a2", "b1", "c1", "b2", "c2")}
+        assert classes == {"a2": "square empty tinted", "b1": "square empty tinted", "c1": "square empty tinted",
+                           "b2": "square empty bounded loss", "c2": "square empty bounded loss"}
+        assert page.text_content("#moves tbody tr[data-uci=b2] .cat") == "loss"
+        png = page.locator("#board").screenshot()
+        keep(png, "board-7x7-bounded-loss.png")
+        pixels = _png_pixels(png)
+        pale_red = tuple(int(pictures.BOUNDED_LOSS_FILL[k:k + 2], 16) for k in (1, 3, 5))
+        assert _count(pixels, lambda r, g, b: (r, g, b) == pale_red) > 3000          # b2 and c2
+        assert _count(pixels, lambda r, g, b: (r, g, b) == (0xdc, 0xdc, 0xf0)) == 0  # no pale blue
+        assert _count(pixels, lambda r, g, b: r == 255 and g < 150 and b < 150) > 3000  # the exact losses
+    finally:
+        context.close()
+        server.stop()

@@ -107,7 +107,12 @@ ARROW_STYLES = {  # kind: (colour, dashes or "", what the legend calls it)
     "best": ("#e07000", "9 5", "best"),
 }
 LAST_MOVE_COLOUR = "#d9b400"  # the frame of the last move's squares (python-chess's lastmove mark)
-UNSOLVED_FILL = "#dcdcf0"     # a square whose value is only bounded (the budget ran out)
+# A square whose value is only bounded (the budget ran out): tinted by what the interval proves
+# for the mover, in paler and greyer shades than an exact value's (an exact win has full green,
+# an exact loss full red, so the two never meet), and pale blue while the outcome is open.
+UNSOLVED_FILL = "#dcdcf0"     # the interval spans the draw: the outcome is not proved
+BOUNDED_WIN_FILL = "#d4f0d4"  # the interval is above the draw: the mover wins there, by an amount not proved
+BOUNDED_LOSS_FILL = "#f6d6d6"  # below the draw: the mover loses there
 RING, RING_SMALL = 0.46, 0.37  # a clone's ring, the played one and the other, as shares of a square (a label fits inside)
 HEAD, TIP_MARGIN, SHAFT = 0.5, 0.26, 0.16  # a jump's head, the gap from its tip to the centre, its shaft (shares)
 
@@ -429,6 +434,16 @@ def _value_label(p: Position, sq: int, iv: Interval, arrows: Sequence[Shape], fr
                    f'font-size="{size}"{extra}>{escape(t)}</text>' for x, y, t, size in lines)
 
 
+def bounded_fill(p: Position, iv: Interval) -> str:
+    """The tint of a square whose value is only bounded (``iv``, X's side): a loss for the mover
+    when the whole interval is below the draw, a win when above, else unknown (pale blue)."""
+    lo, hi = iv.for_mover(p.turn)
+    return BOUNDED_WIN_FILL if lo > 0 else BOUNDED_LOSS_FILL if hi < 0 else UNSOLVED_FILL
+
+
+BOUNDED_KIND = {BOUNDED_WIN_FILL: "win", BOUNDED_LOSS_FILL: "loss", UNSOLVED_FILL: "open"}
+
+
 def _clip(text: str, n: int = 18) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
@@ -441,7 +456,8 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
     """The board as SVG: pieces, blocks, coordinates, and (with ``tint``) each empty square the
     side to move can reach tinted by the best value it gets by moving there (green: the mover
     wins, red: loses, white: a draw; deeper for more points; the value, X's side, is written in
-    the square; a square whose value is only bounded is pale blue with its interval).
+    the square; a square whose value is only bounded shows its interval, pale red when it is
+    below the draw for the mover, pale green above it, pale blue when it spans the draw).
 
     ``arrows``: the moves to draw (:class:`Arrow`); None draws the best move (when ``tint``
     gives it). ``last_move``: the move that led here (a prior position's move), its squares
@@ -498,8 +514,8 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
         if board.is_block(sq):
             fill, kind = "#555555", "block"
         elif piece is None and iv is not None:
-            fill = _tint(sign * iv.lower / span) if iv.exact else UNSOLVED_FILL
-            kind = "empty tinted" if iv.exact else "empty bounded"
+            fill = _tint(sign * iv.lower / span) if iv.exact else bounded_fill(p, iv)
+            kind = "empty tinted" if iv.exact else f"empty bounded {BOUNDED_KIND[fill]}"
         else:
             fill, kind = "#f4f4f4" if piece is None else "#e8e0c8", "empty" if piece is None else piece
         out.append(f'<rect class="square {kind}" id="sq-{name}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
@@ -582,8 +598,12 @@ def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence
         items.append((swatch(_tint(0.0)), "white: a draw; deeper: more points"))
         items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
                       "the value after it (X's side)"))
-    if any(not iv.exact for iv in squares.values()):
-        items.append((swatch(UNSOLVED_FILL), "only bounded: low..high (ran out of budget)"))
+    bounded = {bounded_fill(p, iv) for iv in squares.values() if not iv.exact}
+    for fill, text in ((BOUNDED_WIN_FILL, f"only bounded, {mover} wins: low..high"),
+                       (BOUNDED_LOSS_FILL, f"only bounded, {mover} loses: low..high"),
+                       (UNSOLVED_FILL, "only bounded: low..high (ran out of budget)")):
+        if fill in bounded:
+            items.append((swatch(fill), text))
     for a in arrows:
         what = ARROW_STYLES[a.kind][2]
         how = {"jump": "a jump", "clone": "a clone", "pass": "a pass"}[_move_kind(a.move)]
@@ -734,7 +754,8 @@ PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
 <li>Each empty square the side to move can reach is tinted by the best it gets by moving there: green, it wins;
 red, it loses; white, a draw; the deeper the colour, the more points. The number is the value after that move;
 where the move played ends, its own value (a jump there may be worse than a clone), unless the best move ends there
-too. A pale blue square with an interval was only bounded within the budget.</li>
+too. A square with an interval was only bounded within the budget: pale red when every value in it loses for the
+side to move, pale green when every value wins, pale blue when it spans the draw.</li>
 <li><span style="color:{ARROW_STYLES['played'][0]}">&#9644; solid blue</span>: the move played;
 <span style="color:{ARROW_STYLES['best'][0]}">&#9644; dashed orange</span>: the best move. A jump is an arrow
 from the square it leaves; a clone, a ring on the square it fills.

@@ -297,7 +297,8 @@ class Analysis:
 
     def svg(self, last_move: Move | None = None) -> str:
         """The board as ``--svg`` draws it (:func:`solver.app.pictures.board_svg`, no legend): each
-        square the mover can reach tinted by the best value of moving there, intervals pale blue."""
+        square the mover can reach tinted by the best value of moving there, intervals pale (red,
+        green, or blue where they span the draw)."""
         p = self.position
         values = {m: k.interval for m, k in self.moves.items()}
         best = self.best_move()
