@@ -98,5 +98,57 @@ def test_a_small_node_budget_makes_a_small_table():
     p = parse_fen(HARD)
     small = SearchOracle(p.board, p.rules, node_limit=20_000)
     large = SearchOracle(p.board, p.rules, node_limit=0)
-    assert small.tt.shape[0] == 1 << 17  # the first power of two at least 4 x 20,000 entries
-    assert large.tt.shape[0] > 1 << 20
+    assert small.tt_bits == 17  # at most the first power of two at least 4 x 20,000 entries
+    assert large.tt_bits > 20
+    assert small.tt.shape[0] == large.tt.shape[0] == 1 << 16  # both start small
+    small.bounds(p)
+    assert small.tt.shape[0] <= 1 << 17 and small.states >= 20_000  # never past its largest size
+
+
+def test_the_table_grows_with_the_nodes_searched_and_keeps_what_it_held():
+    """A short search writes a small table; a long one grows it fourfold at a time (between its
+    tests, or in slices of a test) up to the largest size, and finds what it proved before."""
+    easy = parse_fen("xxxxxxx/ooooooo/xxxxxxx/ooooooo/xxxxxxx/oooooo1/xxxxxx1 x 0 1")
+    o = SearchOracle(easy.board, easy.rules, threads=1)
+    b = o.bounds(easy)
+    assert b.lower == b.upper and o.tt.shape[0] <= max(1 << 16, 16 * b.nodes) < 1 << o.tt_bits
+    assert o.counters()["tt_bytes"] == 32 * o.tt.shape[0]
+    p = parse_fen("1xxxxo1/xxxxxo1/xxxxxxx/oooxxxx/oooxxxo/oooxxxx/ooxoxx1 o 0 34")  # -11, some 700,000 nodes
+    grown = SearchOracle(p.board, p.rules, threads=1)
+    fixed = SearchOracle(p.board, p.rules, threads=1, tt_bits=grown.tt_bits)
+    assert fixed.tt.shape[0] == 1 << grown.tt_bits and grown.tt.shape[0] == 1 << 16
+    a, c = grown.bounds(p), fixed.bounds(p)
+    assert (a.lower, a.upper) == (c.lower, c.upper) == (-11, -11)
+    assert grown.states > 200_000 and 1 << 16 < grown.tt.shape[0] <= 1 << grown.tt_bits
+
+
+def test_moving_entries_to_a_larger_table_loses_none():
+    import numpy as np
+    from solver import engine
+    S, T, D = engine.search, engine.ttable, engine.dfpn
+    rng = np.random.default_rng(5)
+    small = np.zeros((1 << 8, S.ENTRY_WORDS), np.uint64)
+    keys = [(np.uint64(rng.integers(1, 1 << 62)), np.uint64(rng.integers(1, 1 << 62)), int(rng.integers(0, 100)))
+            for _ in range(400)]
+    for cm, ct, c in keys:
+        lo = int(rng.integers(-40, 10))
+        T.store(small, T.bucket(cm, ct, small.shape[0] // T.BUCKET - 1), cm, ct, c, T.CLOCK_EXACT, lo, lo + 5,
+                0, 0, 0, 0, -2, int(rng.integers(0, 15)))
+    before = {k: T.entry_bounds(small, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
+    held = {k: v[:2] for k, v in before.items() if v[2]}
+    assert 100 < len(held) < 400  # a full small table dropped some
+    large = np.zeros((1 << 10, S.ENTRY_WORDS), np.uint64)
+    T.rehash(small, large)
+    after = {k: T.entry_bounds(large, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
+    assert {k: v[:2] for k, v in after.items() if v[2]} == held
+    # the proof numbers' table the same way
+    dsmall = np.zeros((1 << 8, S.ENTRY_WORDS), np.uint64)
+    for i, (cm, ct, c) in enumerate(keys):
+        D.table_store(dsmall, cm, ct, c, i - 200, i + 1, 2 * i + 1, i % 15)
+    dheld = {i: D.table_probe(dsmall, cm, ct, c, i - 200) for i, (cm, ct, c) in enumerate(keys)}
+    dheld = {i: v for i, v in dheld.items() if v[2]}
+    assert 100 < len(dheld) < 400
+    dlarge = np.zeros((1 << 10, S.ENTRY_WORDS), np.uint64)
+    D.table_rehash(dsmall, dlarge)
+    dafter = {i: D.table_probe(dlarge, cm, ct, c, i - 200) for i, (cm, ct, c) in enumerate(keys)}
+    assert {i: v for i, v in dafter.items() if v[2]} == dheld

@@ -197,6 +197,37 @@ def table_store(dtt, cm, ct, c, s, pn, dn, work):
     dtt[victim, 0] = cm ^ mix(ct, w2, w3)
 
 
+@njit(cache=True)
+def table_rehash(old, new):
+    """Move every entry of ``old`` into ``new``, a larger zeroed table no thread is using (the
+    key, counter and threshold are read back from the entry's words); in a full bucket the
+    costlier entries stay."""
+    mask = new.shape[0] // BUCKET - 1
+    for e in range(old.shape[0]):
+        w3 = old[e, 3]
+        if w3 == 0:
+            continue
+        w0 = old[e, 0]
+        w1 = old[e, 1]
+        w2 = old[e, 2]
+        base = _bucket(w0 ^ mix(w1, w2, w3), w1, _info_c(w3), _info_s(w3), mask)
+        victim = -1
+        cwork = _info_work(w3)
+        for k in range(BUCKET):
+            if new[base + k, 3] == 0:
+                victim = base + k
+                break
+            wk = _info_work(new[base + k, 3])
+            if wk < cwork:
+                victim = base + k
+                cwork = wk
+        if victim >= 0:
+            new[victim, 0] = w0
+            new[victim, 1] = w1
+            new[victim, 2] = w2
+            new[victim, 3] = w3
+
+
 # -- leaves -----------------------------------------------------------------------------------------
 
 @njit(cache=True)

@@ -309,3 +309,35 @@ def entry_bounds(tt, cm, ct, counter, clock_kind):
         if w1 == ct and _valid(w0, w1, w2, w3, cm) and _same_key(info_counter(w3), counter, clock_kind):
             return unpack_lo(w2), unpack_hi(w2), 1
     return -INF_SCORE, INF_SCORE, 0
+
+
+@njit(cache=True)
+def rehash(old, new):
+    """Move every entry of ``old`` into ``new``, a zeroed table four (or more) times larger that no
+    thread is using: an entry's key is read back from its words (word 0 binds it to the other
+    three), its bucket found again. A bucket of ``old`` spreads over buckets of ``new`` that
+    only it feeds, so nothing is lost; should a bucket fill anyway, the costlier entries stay."""
+    mask = new.shape[0] // BUCKET - 1
+    for e in range(old.shape[0]):
+        w3 = old[e, 3]
+        if w3 == 0:
+            continue
+        w0 = old[e, 0]
+        w1 = old[e, 1]
+        w2 = old[e, 2]
+        base = bucket(w0 ^ mix(w1, w2, w3), w1, mask)
+        victim = -1
+        cwork = info_work(w3)
+        for k in range(BUCKET):
+            if new[base + k, 3] == 0:
+                victim = base + k
+                break
+            wk = info_work(new[base + k, 3])
+            if wk < cwork:
+                victim = base + k
+                cwork = wk
+        if victim >= 0:
+            new[victim, 0] = w0
+            new[victim, 1] = w1
+            new[victim, 2] = w2
+            new[victim, 3] = w3

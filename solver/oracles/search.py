@@ -117,6 +117,9 @@ LAST_PLIES = 8  # the plies it may follow
 LAST_NODES = 2000  # the nodes it may take for one child
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
 FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
+FIRST_TABLE_BITS = 16  # the table's first size: 2 MiB (it grows fourfold as the nodes call for it)
+ENTRIES_PER_NODE = 4  # table entries for each node a search may take
+MIN_SLICE = 1 << 14  # the fewest nodes a thread searches between two looks at the table's size
 
 
 def no_probe_tables() -> tuple:
@@ -277,7 +280,9 @@ class SearchOracle(Oracle):
         self.tb = probe_tables if probe_tables is not None and rules.name == CLASSIC.name else no_probe_tables()
         self.threads = max(1, threads if threads is not None else default_threads())
         budget = max_memory if max_memory is not None else default_memory_budget()
-        if tt_bits is None:
+        if tt_bits is not None:
+            start_bits = tt_bits  # a size asked for: it stays
+        else:
             # 32-byte entries: half the budget, at most 512 MiB unless a budget was given
             cap = budget // 2 if max_memory is not None else min(budget // 2, 512 << 20)
             tt_bits = 10
@@ -285,8 +290,12 @@ class SearchOracle(Oracle):
                 tt_bits += 1
             tt_bits = min(tt_bits, max(12, 2 * board.size + 2))  # no point beyond the positions there are
             if node_limit:  # nor beyond what the nodes can store: a small run clears no large table
-                tt_bits = min(tt_bits, max(12, (4 * node_limit - 1).bit_length()))
-        self.tt = large_zeros((1 << tt_bits, S.ENTRY_WORDS), np.uint64)
+                tt_bits = min(tt_bits, max(12, (ENTRIES_PER_NODE * node_limit - 1).bit_length()))
+            start_bits = min(tt_bits, FIRST_TABLE_BITS)
+        # The table starts small and grows (fourfold, to tt_bits) as the nodes searched call for it
+        # (:meth:`_grow`): a search of a thousand nodes writes no 512 MiB of fresh memory.
+        self.tt_bits = tt_bits
+        self.tt = large_zeros((1 << start_bits, S.ENTRY_WORDS), np.uint64)
         # Nodes a few plies from their run's cut (each cheap to search again) may use a small table
         # that stays in the processor's cache; the large one keeps the costly results.
         near_bits = min(tt_bits - 2, NEAR_TABLE_BITS)
@@ -294,7 +303,8 @@ class SearchOracle(Oracle):
         c_bits = max(10, min(18, tt_bits - 4))
         self.workers = [_Thread(near_bits, c_bits) for _ in range(self.threads)]
         per_thread = sum(a.nbytes for a in (self.workers[0].ttn, self.workers[0].ck, self.workers[0].ci))
-        self.max_stack = max(1024, (budget - self.tt.nbytes - self.threads * per_thread) // 2 // self.threads
+        tt_most = (S.ENTRY_WORDS * 8) << self.tt_bits
+        self.max_stack = max(1024, (budget - tt_most - self.threads * per_thread) // 2 // self.threads
                              // S.BYTES_PER_PLY)
         self.node_limit = node_limit or 0
         self.draw_walk_limit = draw_walk_limit
@@ -404,6 +414,23 @@ class SearchOracle(Oracle):
                           (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
         _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
         return int(r), int(w.stats[S.S_ROOTMOVE])
+
+    def _grow(self, nodes: int) -> None:
+        """Make the table large enough for a search of ``nodes`` nodes in all (up to its largest
+        size), fourfold at a time, moving its entries over. Only while no thread is searching."""
+        want = ENTRIES_PER_NODE * nodes
+        bits = self.tt.shape[0].bit_length() - 1
+        if bits >= self.tt_bits or want <= 1 << bits:
+            return
+        while (1 << bits) < want and bits < self.tt_bits:
+            bits = min(bits + 2, self.tt_bits)
+        tt = large_zeros((1 << bits, engine.search.ENTRY_WORDS), np.uint64)
+        engine.ttable.rehash(self.tt, tt)
+        self.tt = tt
+        if self.dtt is not None:
+            dtt = large_zeros((tt.shape[0] // 2, engine.search.ENTRY_WORDS), np.uint64)
+            engine.dfpn.table_rehash(self.dtt, dtt)
+            self.dtt = dtt
 
     def _dfpn(self, w: _Thread, abort: np.ndarray, mine: int, theirs: int, counter: int, s: int,
               limit: int) -> Answer:
@@ -526,7 +553,11 @@ class SearchOracle(Oracle):
         """Is the mover's score at least s? The race of provers (module docstring) on every thread.
         ``budget``: nodes this test may take (every thread's count; 0: none beyond the oracle's
         limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
-        limit, 'budget', 'stack')."""
+        limit, 'budget', 'stack').
+
+        While the table may still grow, the test runs in slices: when the nodes searched call for
+        a larger table the threads stop, the table grows (:meth:`_grow`) and the test goes on from
+        what the table keeps."""
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
@@ -542,6 +573,28 @@ class SearchOracle(Oracle):
                 left = max(1, (self.node_limit - total) // nthreads)
                 cap = min(cap, w.nodes + left) if cap else w.nodes + left
             limits.append(cap)
+        while True:
+            self._grow(self.states)
+            full = self.tt.shape[0] >= 1 << self.tt_bits
+            # the nodes after which the table should grow, shared by the threads
+            room = max(0, self.tt.shape[0] // ENTRIES_PER_NODE - self.states)
+            slices = [w.nodes + max(MIN_SLICE, room // nthreads) for w in workers]
+            caps = [c if full or (c and c <= g) else g for c, g in zip(limits, slices)]
+            try:
+                return self._race(workers, mine, theirs, counter, s, caps)
+            except SearchStopped as stop:
+                if stop.reason not in ("budget", "nodes") or full or all(c == l for c, l in zip(caps, limits)):
+                    raise
+                if self.node_limit and self.states >= self.node_limit:
+                    raise SearchStopped("nodes", self.states) from None
+                if all(l and w.nodes >= l for w, l in zip(workers, limits)):
+                    raise SearchStopped("budget", self.states) from None
+
+    def _race(self, workers: list[_Thread], mine: int, theirs: int, counter: int, s: int,
+              limits: list[int]) -> Answer:
+        """The provers of :meth:`test_answer` on ``workers``, each up to its node count in ``limits``
+        (0: none): the first answer. Raises :class:`SearchStopped`."""
+        nthreads = len(workers)
         run = engine.Run()
         lock = threading.Lock()
         answer: list[Answer] = []
