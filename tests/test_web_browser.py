@@ -103,7 +103,7 @@ def wait_analysed(page, p: Position) -> None:
 def open_position(page, server, p: Position) -> None:
     from urllib.parse import quote
 
-    page.goto(f"{server.url}#fen={quote(write_fen(p), safe='')}&rules={p.rules.name}")
+    page.goto(f"{server.url}?fen={quote(write_fen(p), safe='')}&rules={p.rules.name}")
     wait_analysed(page, p)
 
 
@@ -170,6 +170,70 @@ def test_every_move_row_says_verify_s_verdict(page, server):
     assert shown == expected
     assert page.text_content("#moves tbody tr:first-child .badge") == Verdict.OPTIMAL
     assert page.get_attribute("#moves tbody tr:first-child .badge", "class") == "badge optimal"
+
+
+def test_the_address_opens_its_position_and_follows_the_line(browser, server):
+    """?fen=...&rules=... in the page's address opens that position under those rules; playing,
+    the arrow keys and the rules menu keep the address on the position shown (replaceState), so
+    that it opens the same position again; a bad FEN there gives the page's one-line error."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from solver.game.rules import CLASSIC, UAI
+
+    p = parse_position("to-move: x\nx..o\n#..#", rules=UAI).position
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        def address() -> tuple[str, str]:
+            q = parse_qs(urlsplit(page.url).query)
+            return q["fen"][0], q["rules"][0]
+
+        page.goto(f"{server.url}?fen={write_fen(p).replace(' ', '+')}&rules=uai")  # (as the README's curl writes it)
+        wait_analysed(page, p)
+        assert page.input_value("#rules") == "uai"
+        assert shown_table(page) == reference_table(p) != reference_table(p.replace(rules=CLASSIC))
+        assert address() == (write_fen(p), "uai")
+        best = page.get_attribute("#moves tbody tr:first-child", "data-uci")
+        page.click("#moves tbody tr:first-child")
+        after = p.push(p.parse_move(best))
+        wait_analysed(page, after)
+        assert address() == (write_fen(after), "uai")
+        page.keyboard.press("ArrowLeft")
+        wait_analysed(page, p)
+        assert address() == (write_fen(p), "uai") and page.text_content("#ply") == "ply 0 of 1"
+        page.keyboard.press("ArrowRight")
+        wait_analysed(page, after)
+        assert address() == (write_fen(after), "uai") and page.text_content("#ply") == "ply 1 of 1"
+        page.select_option("#rules", "classic")
+        for _ in range(1200):  # (the address changes once the position is read under the new rules)
+            if address()[1] == "classic":
+                break
+            page.wait_for_timeout(100)
+        classic = parse_position(write_fen(after), rules=CLASSIC).position  # (classic keeps no halfmove clock)
+        assert address() == (write_fen(classic), "classic")
+        wait_analysed(page, classic)
+        assert shown_table(page) == reference_table(classic)
+        # the address, copied into another page: the same position under the same rules
+        again = context.new_page()
+        again.on("pageerror", lambda e: errors.append(str(e)))
+        again.goto(page.url)
+        wait_analysed(again, classic)
+        assert again.input_value("#rules") == "classic" and shown_table(again) == reference_table(classic)
+        # a bad FEN: the server's one line, shown as every error of the page is
+        bad = "x2o/-2- q 0 1"
+        said = server.client.get("/api/position", params={"fen": bad, "rules": "uai"})
+        assert said.status_code == 400 and "\n" not in said.text.strip()
+        wrong = context.new_page()
+        wrong.on("pageerror", lambda e: errors.append(str(e)))
+        wrong.goto(f"{server.url}?fen={bad.replace(' ', '+')}&rules=uai")
+        assert wait_text(wrong, "#message", bool, "the error") == said.text.strip()
+        assert wrong.input_value("#rules") == "uai" and wrong.text_content("#board") == ""
+    finally:
+        context.close()
+    assert errors == []
 
 
 @pytest.mark.parametrize("seed", [2911, 2912])
@@ -257,7 +321,8 @@ def test_the_page_at_a_phones_width(browser, server):
 
 def test_a_long_solve_shows_its_progress_and_stops(page, server):
     """The 7 x 7 start is not proved in a minute: the page shows the search live, and stop ends it
-    with the intervals proved (pale blue squares)."""
+    with the intervals proved (pale blue squares). (The position given as older links give it,
+    after a #.)"""
     page.goto(f"{server.url}#fen=x5o%2F7%2F7%2F7%2F7%2F7%2Fo5x%20x%200%201")
     text = wait_text(page, "#progress-text", lambda t: "nodes" in t, "the search's progress")
     assert "nodes" in text and " s" in text

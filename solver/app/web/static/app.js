@@ -87,13 +87,15 @@ async function show(known) {
   stopWatching();
   const here = current();
   say("");
-  history.replaceState(null, "", `#${query({fen: here.fen, rules: state.rules})}`);
   let pos = known;
   try {
     if (!pos) pos = await getJSON(`/api/position?${query({fen: here.fen, rules: state.rules})}`);
   } catch (err) { say(err.message); return; }
   if (token !== state.token) return;
+  here.fen = pos.fen;  // (a position given in the address or a grid: the server's FEN from now on)
   state.position = pos;
+  // the address opens this position with these rules again (replaceState: no entry in the history)
+  history.replaceState(null, "", `${location.pathname}?${query({fen: pos.fen, rules: state.rules})}`);
   const board = $("board");
   board.dataset.fen = pos.fen;
   board.dataset.analysed = "0";
@@ -534,7 +536,9 @@ function start() {
     $("game").hidden = true;
     setLine([{fen, move: null}], 0);
   });
-  const params = new URLSearchParams(location.hash.slice(1));
+  // a position given in the address: ?fen=...&rules=... (the page writes it there), or #fen=... (older links)
+  let params = new URLSearchParams(location.search);
+  if (!params.get("fen") && location.hash.length > 1) params = new URLSearchParams(location.hash.slice(1));
   getJSON("/api/status").then((s) => {
     if (!s.ready) say("the solver is being compiled (once, about a minute): the first answers may only be bounds");
     state.rules = params.get("rules") || s.rules;
