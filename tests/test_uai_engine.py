@@ -147,6 +147,21 @@ def test_go_movetime_answers_a_legal_move_with_its_info(proc):
     assert status == 0 and "Traceback" not in err
 
 
+def test_info_lines_count_time_from_go_and_nps_from_it(proc):
+    """Progress lines, then the last: times (ms since go) never go back, and nps is nodes per that time."""
+    proc.send("uai", "isready")
+    proc.lines.until("readyok")
+    proc.send(f"position fen {START}", "go movetime 3500")
+    lines = proc.lines.until("bestmove")
+    infos = [dict(zip(line.split()[1::2], line.split()[2::2])) for line in lines if line.startswith("info nodes")]
+    assert len(infos) >= 2  # a progress line every second, then the last
+    times = [int(i["time"]) for i in infos]
+    assert times == sorted(times)
+    for i in infos:
+        assert int(i["nps"]) == int(i["nodes"]) * 1000 // max(1, int(i["time"]))
+    proc.quit()
+
+
 def test_illegal_position_input_is_one_line_each_and_no_traceback(proc):
     proc.send("uai", "position fen zzz", "position startpos moves a1a1", "position",
               f"position fen {START} moves a6 a6", "flip", "flip", "go movetime 200")

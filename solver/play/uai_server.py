@@ -258,9 +258,8 @@ class _Search:
         now = time.monotonic()
         if now - self.last_info >= INFO_EVERY:
             self.last_info = now
-            ms = int((now - self.start) * 1000)
-            nps = int(prog.done / max(prog.seconds, 1e-3))
-            self.engine.send(f"info nodes {prog.done} nps {nps} time {ms}")
+            ms = max(1, int((now - self.start) * 1000))  # since 'go', as the last info line counts it
+            self.engine.send(f"info nodes {prog.done} nps {prog.done * 1000 // ms} time {ms}")
 
     def _run(self) -> None:
         try:
@@ -280,12 +279,12 @@ class _Search:
         g = self.go
         nodes = g.nodes if g.nodes is not None else (None if g.depth is None else max(1, g.depth) * NODES_PER_DEPTH)
         solver, analyzer = self.engine.solver_for(p, self.deadline, nodes, self._progress)
-        t0 = time.monotonic()
         nodes0 = analyzer.oracle.states
         report = solver.solve(p, analyzer=analyzer)
         res = report.sides[0]
         used = analyzer.oracle.states - nodes0
-        self.choice = choose(p, res, self.choice.move, used, time.monotonic() - t0)
+        # the time since 'go' (as the progress lines give it: a GUI reads the last as the move's time)
+        self.choice = choose(p, res, self.choice.move, used, time.monotonic() - self.start)
 
 
 def _answer_is_legal(p: Position, move: Move | None) -> bool:
@@ -392,7 +391,7 @@ class UAIServer:
 
     def send_info(self, c: BestMove, p: Position) -> None:
         ms = max(1, int(c.seconds * 1000))
-        words = [f"info nodes {c.nodes}", f"nps {int(c.nodes * 1000 / ms)}", f"time {ms}"]
+        words = [f"info nodes {c.nodes}", f"nps {c.nodes * 1000 // ms}", f"time {ms}"]
         score = score_words(c, p.board.playable.bit_count())
         if score:
             words.append(score)
