@@ -236,6 +236,32 @@ def test_the_address_opens_its_position_and_follows_the_line(browser, server):
     assert errors == []
 
 
+def test_the_value_history_numbers_the_moves_as_pgn_does(page, server):
+    """The value history's points and axis are numbered as PGN numbers moves, from the FEN's move
+    number: "12..." for O's move, "13." for X's (they were plies: 0, 1, 2, ...)."""
+    p = parse_position("x3/3o o 0 12").position
+    open_position(page, server, p)
+    line, moves = [p], [""]
+    for _ in range(3):  # the best move each time
+        best = page.get_attribute("#moves tbody tr:first-child", "data-uci")
+        page.click("#moves tbody tr:first-child")
+        line.append(line[-1].push(line[-1].parse_move(best)))
+        moves.append(f" {best}")
+        wait_analysed(page, line[-1])
+    assert not line[-2].is_over()
+    numbers = page.eval_on_selector_all("#history text.move-number", "ts => ts.map(t => t.textContent)")
+    assert numbers == ["start", "12...", "13.", "13..."]
+    titles = page.eval_on_selector_all("#history circle", "cs => cs.map(c => c.querySelector('title').textContent)")
+    a = Analyzer(ReferenceOracle())
+    values = [signed(q.result()) if q.is_over() else signed(a.evaluate(q).value) for q in line]
+    assert titles == [f"{n}{m}: {v}" for n, m, v in zip(numbers, moves, values)]
+    # the line beside the board numbers its moves the same way (its list counted plies: 1. 2. 3.)
+    assert page.eval_on_selector_all("#line li", """ls => ls.map(l =>
+        getComputedStyle(l, '::before').content + l.textContent)""") == [f'"{n} "{m[1:]}' for n, m in
+                                                                          zip(numbers[1:], moves[1:])]
+    keep(page.screenshot(full_page=True), "page-history.png")
+
+
 @pytest.mark.parametrize("seed", [2911, 2912])
 def test_random_positions_show_the_reference_values(page, server, seed):
     for p in random_positions(seed, 3, block_chance=0.15):
@@ -270,6 +296,9 @@ def test_step_through_a_pgn_game_with_verify_verdicts_and_download_it(page, serv
         if not p.is_over():
             assert shown_table(page) == reference_table(p)
     assert len(page.query_selector_all("#history circle.blunder")) == 2
+    assert page.eval_on_selector_all("#history text.move-number", "ts => ts.map(t => t.textContent)") == [
+        "start", "1.", "1...", "2."]
+    assert page.eval_on_selector_all("#line li", "ls => ls.map(l => l.dataset.number)") == ["1.", "1...", "2."]
     with page.expect_download() as info:
         page.click("#download")
     got = Path(info.value.path()).read_text()

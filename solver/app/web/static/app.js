@@ -283,6 +283,7 @@ function renderLine() {
     const li = document.createElement("li");
     li.textContent = entry.move;
     li.dataset.ply = ply;
+    li.dataset.number = moveNumber(ply);  // (written before the move by the style sheet)
     const v = verdictOf(ply);
     if (v === "inaccuracy" || v === "blunder") li.classList.add(v);
     if (ply === state.index) li.classList.add("current");
@@ -318,15 +319,25 @@ function historyPoint(ply) {
   return null;
 }
 
+function moveNumber(ply) {
+  // the move that led to line[ply] numbered as PGN numbers it, from the FEN before it: "12." for
+  // X's move, "12..." for O's (the FEN: board, side, counter, move number)
+  if (ply === 0) return "start";
+  const fields = state.line[ply - 1].fen.trim().split(/\s+/);
+  const number = parseInt(fields[3], 10) || 1;
+  return fields[1] === "o" ? `${number}...` : `${number}.`;
+}
+
 function renderHistory() {
   const n = state.line.length;
   const box = $("history");
   if (n < 2 || !state.position) { box.innerHTML = ""; return; }
   const squares = state.position.rows * state.position.cols;
-  const W = 560, H = 150, pad = 22;
+  const W = 560, H = 150, pad = 22, strip = 16;  // the chart, then a strip of move numbers under it
   const x = (ply) => pad + (W - 2 * pad) * (n === 1 ? 0 : ply / (n - 1));
   const y = (v) => H / 2 - (H / 2 - 12) * Math.max(-1, Math.min(1, v / squares));
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img">`,
+  const every = Math.ceil((n - 1) / 14);  // at most 15 numbers written along the axis
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H + strip}" role="img">`,
     `<rect x="0" y="0" width="${W}" height="${H / 2}" fill="#eef8ee"/><rect x="0" y="${H / 2}" width="${W}" height="${H / 2}" fill="#fbeeee"/>`,
     `<line x1="${pad}" y1="${H / 2}" x2="${W - pad}" y2="${H / 2}" stroke="#999"/>`,
     `<text x="4" y="12" font-size="10">X wins</text><text x="4" y="${H - 4}" font-size="10">O wins</text>`];
@@ -346,7 +357,12 @@ function renderHistory() {
     const fill = {inaccuracy: "#e08a00", blunder: "#c62828", plain: "#333"}[cls];
     const cy = v ? y((v.lo + v.hi) / 2) : H / 2;
     const r = cls === "plain" ? 3 : 6;
-    parts.push(`<circle class="ply ${cls}${ply === state.index ? " current" : ""}" data-ply="${ply}" cx="${x(ply).toFixed(1)}" cy="${cy.toFixed(1)}" r="${r}" fill="${v ? fill : "#bbb"}"${ply === state.index ? ' stroke="#1f4fa8" stroke-width="2"' : ""}/>`);
+    const number = moveNumber(ply);
+    const title = `${number}${ply ? ` ${state.line[ply].move}` : ""}${v ? `: ${v.lo === v.hi ? signed(v.lo) : `${signed(v.lo)}..${signed(v.hi)}`}` : ""}`;
+    parts.push(`<circle class="ply ${cls}${ply === state.index ? " current" : ""}" data-ply="${ply}" data-number="${number}" cx="${x(ply).toFixed(1)}" cy="${cy.toFixed(1)}" r="${r}" fill="${v ? fill : "#bbb"}"${ply === state.index ? ' stroke="#1f4fa8" stroke-width="2"' : ""}><title>${title}</title></circle>`);
+    if (ply % every === 0) {
+      parts.push(`<text class="move-number" data-ply="${ply}" x="${x(ply).toFixed(1)}" y="${H + 11}" font-size="10" text-anchor="middle">${number}</text>`);
+    }
   }
   parts.push("</svg>");
   box.innerHTML = parts.join("");
