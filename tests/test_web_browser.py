@@ -260,6 +260,12 @@ def test_the_value_history_numbers_the_moves_as_pgn_does(page, server):
         getComputedStyle(l, '::before').content + l.textContent)""") == [f'"{n} "{m[1:]}' for n, m in
                                                                           zip(numbers[1:], moves[1:])]
     keep(page.screenshot(full_page=True), "page-history.png")
+    # no point covers the words "X wins" and "O wins" (the start, O winning by all, covered the latter)
+    assert page.eval_on_selector_all("#history text.side, #history circle", """es => {
+        const boxes = es.map(e => [e.tagName, e.getBBox()]);
+        const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+        return boxes.filter(([t]) => t === "text").map(([, a]) => boxes.filter(([t, b]) => t === "circle" && meet(a, b)).length);
+    }""") == [0, 0]
 
 
 @pytest.mark.parametrize("seed", [2911, 2912])

@@ -335,12 +335,12 @@ function renderHistory() {
   const squares = state.position.rows * state.position.cols;
   const W = 560, H = 150, pad = 22, strip = 16;  // the chart, then a strip of move numbers under it
   const x = (ply) => pad + (W - 2 * pad) * (n === 1 ? 0 : ply / (n - 1));
-  const y = (v) => H / 2 - (H / 2 - 12) * Math.max(-1, Math.min(1, v / squares));
+  const y = (v) => H / 2 - (H / 2 - 20) * Math.max(-1, Math.min(1, v / squares));  // (clear of the two labels)
   const every = Math.ceil((n - 1) / 14);  // at most 15 numbers written along the axis
   const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H + strip}" role="img">`,
     `<rect x="0" y="0" width="${W}" height="${H / 2}" fill="#eef8ee"/><rect x="0" y="${H / 2}" width="${W}" height="${H / 2}" fill="#fbeeee"/>`,
     `<line x1="${pad}" y1="${H / 2}" x2="${W - pad}" y2="${H / 2}" stroke="#999"/>`,
-    `<text x="4" y="12" font-size="10">X wins</text><text x="4" y="${H - 4}" font-size="10">O wins</text>`];
+    `<text class="side" x="4" y="10" font-size="10">X wins</text><text class="side" x="4" y="${H - 3}" font-size="10">O wins</text>`];
   const points = [];
   for (let ply = 0; ply < n; ply++) {
     const v = historyPoint(ply);
