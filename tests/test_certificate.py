@@ -136,7 +136,7 @@ def test_a_search_table_file_resumes_a_search_and_refuses_what_is_not_its_own(tm
     """--table-file: a second run starts from what the first proved (the same value, less work);
     a file of another board, or one the search did not write, is refused in one line and left as
     it was."""
-    from solver.oracles.search import TableFileError
+    from solver.oracles.searchfile import TableFileError
     from solver.solve.solver import Solver
 
     text = "ooxxxx1/ooooooo/oxoxx2/oxooooo/oooooox/oxxooox/xxxxo1x x 0 41"

@@ -107,9 +107,8 @@ infinite play, or a hold that only repeating a position keeps).
 The transposition table
 -----------------------
 Proved bounds are kept in :mod:`.ttable`, one table shared by every thread of a
-search (lockless entries), plus, per thread, a small table for the nodes a few
-plies from their run's cut (each cheap) that stays in the processor's cache;
-which table only decides what is kept where, never what a bound means.
+search (lockless entries). It starts small and grows between tests (the caller
+moves its entries to a larger one, :func:`.ttable.rehash`).
 
 A test whose threshold asks for every square (a depth test of the largest value)
 is cut as chess engines cut mates: a position cannot end in fewer plies than
@@ -211,8 +210,8 @@ NSTATS = 27
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
-O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_NEAR_LEFT, O_MAX_STACK, O_ETC_LEFT, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(10)
-NOPTS = 10
+O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_MAX_STACK, O_ETC_LEFT, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(9)
+NOPTS = 9
 # clock kinds: how an entry's counter field is read (:mod:`.ttable`)
 CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
 
@@ -432,8 +431,7 @@ def _etc(m, t, c, run, moff, first, n, mv, nsym, canon, adj, rules, tt, ttflat, 
 # -- finishing a node -------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask, nbmask_n, near_left, budget,
-            clock_kind, symperm, stats):
+def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, nbmask, budget, clock_kind, symperm, stats):
     """Store a finished node's result (or keep it as conditional) and settle what rested on it;
     return the new top of the pending rows and the ply the result rests on (NONE: a fact)."""
     be = fr[ply, F_BE]
@@ -490,12 +488,8 @@ def _finish(ply, best, dep, fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbm
         stats[S_STORES] += 1
         lo = best if (high and real) else -INF_SCORE
         hi = best if ((not high) and real) else INF_SCORE
-        if budget > 0 and left <= near_left:
-            ttable.store(ttn, ttable.bucket(fk1[ply], fk2[ply], nbmask_n), fk1[ply], fk2[ply], tc, clock_kind,
-                         lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
-        else:
-            ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], tc, clock_kind,
-                         lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
+        ttable.store(tt, ttable.bucket(fk1[ply], fk2[ply], nbmask), fk1[ply], fk2[ply], tc, clock_kind,
+                     lo, hi, best, hr, np.int64(1) if high else np.int64(0), hwin, cmove, work)
     elif ptop < pend.shape[0]:
         e = c_insert(ck, ci, fr, ply, fk1[ply], fk2[ply], tc)
         if e >= 0:
@@ -526,12 +520,11 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     """Fail-soft score of the position in the null window (s - 1, s), s never 0.
 
     ``geo`` = (playable, adj, jmp, reach, canon, symperm, syminv, rules): the board and the
-    rules (:class:`solver.game.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ttn, ck,
-    ci, history, stats, abort): this thread's near table, conditional table, history, counters
+    rules (:class:`solver.game.bitboards.Tables`); ``tt``: the shared table; ``local`` = (ck,
+    ci, history, stats, abort): this thread's conditional table, history, counters
     and abort flag; ``opts`` (int64): the budget (0: the real game) and how its cut scores for
     the root's mover, whether the repetition rule applies, the clock kind (``CLOCK_*``: how the
-    table reads its counter field), the plies left in a run below which the near table is used
-    (-1: never), the stack's limit in plies, the plies left in a run from which enhanced
+    table reads its counter field), the stack's limit in plies, the plies left in a run from which enhanced
     transposition cut-offs are tried, and the last plies' solver (:mod:`.lastplies`): the
     children with at most this many empty squares (0: none) it is asked about, the plies and
     the nodes it may take for each;
@@ -546,13 +539,12 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     without a frame of its own), or taking a child's result (``ret_score``, ``ret_dep``).
     """
     playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
-    ttn, ck, ci, history, stats, abort = local
+    ck, ci, history, stats, abort = local
     budget = opts[O_BUDGET]
     cut_score = opts[O_CUT]
     counted = rules[1] != 0  # a counter rule: the run is the rule's counter (see the docstring)
     loopy = opts[O_LOOPY] != 0
     clock_kind = opts[O_CLOCK]
-    near_left = opts[O_NEAR_LEFT]
     max_stack = opts[O_MAX_STACK]
     etc_left = opts[O_ETC_LEFT]
     last_max, last_plies, last_nodes = opts[O_LAST], opts[O_LAST_PLIES], opts[O_LAST_NODES]
@@ -565,7 +557,6 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     next_abort_check = stats[S_NODES] + 16384  # the abort flag is read every 16,384 nodes
     nbmask = tt.shape[0] // BUCKET - 1
     ttflat = tt.reshape(-1)  # the same entries as words, for prefetching
-    nbmask_n = ttn.shape[0] // BUCKET - 1
     nsym = symperm.shape[0]
     squares = np.int64(popcount(playable))
     top = squares * M - M // 2  # a score above it is a value of every square
@@ -622,12 +613,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             cutw = np.int64(0) if budget == 0 else (np.int64(1) if hcut > 0 else np.int64(2))
             tc = budget if clock_kind == CLOCK_NONE else c  # the entry's counter field
             stats[S_PROBES] += 1
-            # near the cut: the small table, which stays in the cache (two calls rather than one on
-            # a table chosen at run time: the choice cost 3 % of the time, measured)
-            if budget > 0 and left <= near_left:
-                ttable.probe(ttn, ttable.bucket(cm, ct, nbmask_n), cm, ct, tc, clock_kind, left, cutw, probe)
-            else:
-                ttable.probe(tt, ttable.bucket(cm, ct, nbmask), cm, ct, tc, clock_kind, left, cutw, probe)
+            ttable.probe(tt, ttable.bucket(cm, ct, nbmask), cm, ct, tc, clock_kind, left, cutw, probe)
             lo = probe[0]
             hi = probe[1]
             tt_move = probe[2]
@@ -875,8 +861,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             continue
         # -- the node is finished ------------------------------------------------------------------
         best = fr[ply, F_BEST]
-        ptop, dq = _finish(ply, best, fr[ply, F_DEP], fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, ttn, nbmask,
-                           nbmask_n, near_left, budget, clock_kind, symperm, stats)
+        ptop, dq = _finish(ply, best, fr[ply, F_DEP], fr, fk1, fk2, pend, ptop, ck, ci, cflt, tt, nbmask,
+                           budget, clock_kind, symperm, stats)
         if dq != NONE:
             cflt_used = True
         if ptop == 0 and cflt_used:

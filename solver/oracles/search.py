@@ -57,12 +57,9 @@ the best move reported always carries its bound.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import tempfile
 import threading
 import time
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -97,6 +94,7 @@ from solver.game.bitboards import (
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, Move, Position, Rules, X
 from solver.oracles.exact import draw_depth, exact_score
+from solver.oracles.searchfile import board_id, read_search_file, write_search_file
 from solver.oracles.oracle import (
     Bounds,
     Oracle,
@@ -110,8 +108,6 @@ SMALL_BOARD = 20  # squares: up to this many, the search without a budget answer
 BUDGETS = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 250)  # plies of a run without a clone
 BUDGET_LIMIT = BUDGETS[-1]  # the largest budget before the search of the real game (plies left fit a byte)
 ETC_LEFT = 1  # enhanced transposition cut-offs at nodes with at least this many plies left in their run
-NEAR_LEFT = -1  # nodes with at most this many plies left in their run use the small table (-1: none)
-NEAR_TABLE_BITS = 17  # 4 MiB
 LAST_EMPTY = 3  # children with at most this many empty squares go to the last plies' solver first
 LAST_PLIES = 8  # the plies it may follow
 LAST_NODES = 2000  # the nodes it may take for one child
@@ -149,17 +145,6 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-class TableFileError(ValueError):
-    """A search table file that cannot be used here (the message names the file and why)."""
-
-
-TABLE_FILE_FORMAT = "ataxx-search-table 2"
-
-
-def _board_id(board: Board) -> str:
-    return f"{board.rows}x{board.cols} blocks {board.blocks:#x}"
 
 
 class SearchStopped(Exception):
@@ -229,12 +214,11 @@ class Answer:
 
 
 class _Thread:
-    """One search thread's own arrays: the near table, the conditional table, the history of
-    cut-offs and the counters (:mod:`solver.engine.search`)."""
+    """One search thread's own arrays: the conditional table, the history of cut-offs and the
+    counters (:mod:`solver.engine.search`)."""
 
-    def __init__(self, near_bits: int, c_bits: int):
+    def __init__(self, c_bits: int):
         S = engine.search
-        self.ttn = np.zeros((1 << max(near_bits, 2), S.ENTRY_WORDS), np.uint64)
         self.ck = large_zeros((1 << c_bits, 2), np.uint64)
         self.ci = large_zeros((1 << c_bits, S.NC), np.int64)
         self.history = np.zeros(8192, np.int64)
@@ -296,13 +280,9 @@ class SearchOracle(Oracle):
         # (:meth:`_grow`): a search of a thousand nodes writes no 512 MiB of fresh memory.
         self.tt_bits = tt_bits
         self.tt = large_zeros((1 << start_bits, S.ENTRY_WORDS), np.uint64)
-        # Nodes a few plies from their run's cut (each cheap to search again) may use a small table
-        # that stays in the processor's cache; the large one keeps the costly results.
-        near_bits = min(tt_bits - 2, NEAR_TABLE_BITS)
-        self.near_left = NEAR_LEFT if near_bits >= 10 else -1
         c_bits = max(10, min(18, tt_bits - 4))
-        self.workers = [_Thread(near_bits, c_bits) for _ in range(self.threads)]
-        per_thread = sum(a.nbytes for a in (self.workers[0].ttn, self.workers[0].ck, self.workers[0].ci))
+        self.workers = [_Thread(c_bits) for _ in range(self.threads)]
+        per_thread = sum(a.nbytes for a in (self.workers[0].ck, self.workers[0].ci))
         tt_most = (S.ENTRY_WORDS * 8) << self.tt_bits
         self.max_stack = max(1024, (budget - tt_most - self.threads * per_thread) // 2 // self.threads
                              // S.BYTES_PER_PLY)
@@ -408,10 +388,10 @@ class SearchOracle(Oracle):
         # the repetition rule: in the real game under classic (cycle-aware); in every budgeted game,
         # where a repetition inside a run counts against the side proving, as the cut does
         loopy = int(self.loopy) if budget == 0 else int(self.repetitions and (self.loopy or self.rules.limit_is_draw))
-        opts = np.array([budget, cut, loopy, self.clock_kind, self.near_left, self.max_stack, self.etc_left,
+        opts = np.array([budget, cut, loopy, self.clock_kind, self.max_stack, self.etc_left,
                          self.last_empty, LAST_PLIES, LAST_NODES], np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
-                          (w.ttn, w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
+                          (w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
         _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
         return int(r), int(w.stats[S.S_ROOTMOVE])
 
@@ -553,11 +533,8 @@ class SearchOracle(Oracle):
         """Is the mover's score at least s? The race of provers (module docstring) on every thread.
         ``budget``: nodes this test may take (every thread's count; 0: none beyond the oracle's
         limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
-        limit, 'budget', 'stack').
-
-        While the table may still grow, the test runs in slices: when the nodes searched call for
-        a larger table the threads stop, the table grows (:meth:`_grow`) and the test goes on from
-        what the table keeps."""
+        limit, 'budget', 'stack'). It runs in slices while the table may grow: when the nodes
+        call for a larger table (:meth:`_grow`) the threads stop, and go on from what it keeps."""
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
@@ -918,55 +895,29 @@ class SearchOracle(Oracle):
         """Write what this search has found (its tables, the budgets its ladders reached and the
         bounds it proved) to ``path``, whole or not at all, so that a later run resumes from it
         (:meth:`load_tables`). Raises OSError."""
-        header = {"format": TABLE_FILE_FORMAT, "board": _board_id(self.tables.board), "rules": self.rules.name,
+        header = {"board": board_id(self.tables.board), "rules": self.rules.name,
                   "symmetry": int(self.tables.nsym > 1), "nodes": self.states,
                   "ladder": [[*k[:4], k[4], v] for k, v in self._ladder.items()],
                   "scores": [[*k, *v] for k, v in self._scores.items()],
                   "bounds": [[*k, *v] for k, v in self._bounds.items()]}
         dtt = self.dtt if self.dtt is not None else np.zeros((0, engine.search.ENTRY_WORDS), np.uint64)
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".search-table.", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, header=np.frombuffer(json.dumps(header).encode(), np.uint8), tt=self.tt, dtt=dtt)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_search_file(path, header, self.tt, dtt)
 
     def load_tables(self, path: str | os.PathLike[str]) -> int:
         """Resume from what :meth:`save_tables` wrote: the tables (of the size they were saved at),
         the ladders' budgets and the bounds proved; returns the nodes that work took. Raises
         :class:`TableFileError` for a file of another board, rules or format, or a damaged one."""
-        name = os.fspath(path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(bytes(data["header"]).decode())
-                if header.get("format") != TABLE_FILE_FORMAT:
-                    raise TableFileError(f"{name}: not a search table of this version")
-                if header["board"] != _board_id(self.tables.board) or header["rules"] != self.rules.name:
-                    raise TableFileError(f"{name}: the table is for another board or rule set "
-                                         f"({header['board']}, {header['rules']})")
-                if header["symmetry"] != int(self.tables.nsym > 1):
-                    raise TableFileError(f"{name}: the table was made with other symmetries")
-                tt = data["tt"]
-                dtt = data["dtt"] if "dtt" in data.files and data["dtt"].shape[0] else None
-                if tt.ndim != 2 or tt.shape[1] != engine.search.ENTRY_WORDS or tt.shape[0] & (tt.shape[0] - 1):
-                    raise TableFileError(f"{name}: the table has a shape no search makes")
-                self.tt = large_zeros(tt.shape, np.uint64)
-                self.tt[:] = tt
-                if dtt is not None:
-                    self.dtt = large_zeros(dtt.shape, np.uint64)
-                    self.dtt[:] = dtt
-                self._ladder.update({(a, b, c, d, e): h for a, b, c, d, e, h in header["ladder"]})
-                self._scores.update({(a, b, c): (lo, hi) for a, b, c, lo, hi in header["scores"]})
-                self._bounds.update({(a, b, c): (lo, hi, mv, ml) for a, b, c, lo, hi, mv, ml in header["bounds"]})
-                return int(header.get("nodes", 0))
-        except TableFileError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
-            raise TableFileError(f"{name}: cannot read it as a search table ({exc.__class__.__name__})") from None
+        found, tt, dtt = read_search_file(path, board_id(self.tables.board), self.rules.name,
+                                          int(self.tables.nsym > 1), engine.search.ENTRY_WORDS)
+        self.tt = large_zeros(tt.shape, np.uint64)
+        self.tt[:] = tt
+        if dtt is not None:
+            self.dtt = large_zeros(dtt.shape, np.uint64)
+            self.dtt[:] = dtt
+        self._ladder.update(found["ladder"])
+        self._scores.update(found["scores"])
+        self._bounds.update(found["bounds"])
+        return found["nodes"]
 
     def stop_message(self, reason: str) -> str:  # noqa: D102 - the contract's
         """Why a search stopped, in a few words ('' for an interrupt)."""

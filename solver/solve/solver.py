@@ -147,7 +147,7 @@ class Solver:
     ``threads``: how many threads one search uses (default: every processor).
     ``table_file``: a file the search resumes from, when it exists, and saves what it found to
     after each solve, so that several runs add up (:meth:`SearchOracle.save_tables`; raises
-    :class:`~solver.oracles.search.TableFileError` for a file it cannot use).
+    :class:`~solver.oracles.searchfile.TableFileError` for a file it cannot use).
     """
 
     def __init__(self, rules: Rules | str | None = None, algorithm: str = "auto", limits: Limits | None = None,

@@ -42,7 +42,7 @@ from solver.io.formats import (
     read_file,
     read_text,
 )
-from solver.oracles.search import TableFileError
+from solver.oracles.searchfile import TableFileError
 from solver.solve import budget
 from solver.solve.analysis import DEFAULT_ORTH_DEPTH, SUMMARY_WIDTH
 from solver.solve.report import Report, report_json, report_text
