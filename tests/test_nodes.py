@@ -152,3 +152,31 @@ def test_moving_entries_to_a_larger_table_loses_none():
     D.table_rehash(dsmall, dlarge)
     dafter = {i: D.table_probe(dlarge, cm, ct, c, i - 200) for i, (cm, ct, c) in enumerate(keys)}
     assert {i: v for i, v in dafter.items() if v[2]} == dheld
+
+
+def test_a_search_dropped_frees_its_tables_at_once():
+    """No reference cycle keeps a search (and its tables, up to 768 MiB) alive after its last user
+    drops it: solving one position after another in a process holds one search's memory, not one
+    per position until the cycle collector runs. The searches stop on their budgets, on two
+    threads, so that their stops pass between threads as exceptions."""
+    import gc
+    import time
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        refs = []
+        for fen in (HARD, "1xxxxo1/xxxxxo1/xxxxxxx/oooxxxx/oooxxxo/oooxxxx/ooxoxx1 o 0 34"):
+            p = parse_fen(fen)
+            solver = Solver(limits=Limits(deadline=time.monotonic() + 1.0), threads=2)
+            analyzer = solver.analyzer(p)
+            solver.solve(p, analyzer=analyzer)
+            refs.append(weakref.ref(analyzer.oracle))
+            o = SearchOracle(p.board, p.rules, node_limit=300_000, threads=2)
+            o.bounds(p)
+            refs.append(weakref.ref(o))
+            del solver, analyzer, o
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        gc.enable()

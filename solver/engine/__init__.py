@@ -271,7 +271,12 @@ class Run:
                 worker.join()
             raise
         record_compilation()
-        return box
+        # a new list, and ``box`` emptied: an exception's traceback holds the frames of ``target``,
+        # which hold ``box``; were the exception still in it, that cycle would keep the callers'
+        # objects (a search and its tables) until the cycle collector happened to run
+        results = list(box)
+        box.clear()
+        return results
 
     def stopped(self, what: str) -> BaseException:
         """The error for a kernel that answered ABORTED."""

@@ -468,7 +468,9 @@ class SearchOracle(Oracle):
                 try:
                     a = self._run_kind(kind, w, abort, ladders, mine, theirs, counter, s, cap, won, False)
                 except SearchStopped as stop:
-                    if stop.reason != "limit" or (limit and w.nodes >= limit):
+                    reason = stop.reason
+                    del stop  # (a frame that holds the exception it raises keeps both, and self, for the cycle collector)
+                    if reason != "limit" or (limit and w.nodes >= limit):
                         raise
                     continue
                 if a is not None:
@@ -553,14 +555,15 @@ class SearchOracle(Oracle):
         while True:
             self._grow(self.states)
             full = self.tt.shape[0] >= 1 << self.tt_bits
-            # the nodes after which the table should grow, shared by the threads
-            room = max(0, self.tt.shape[0] // ENTRIES_PER_NODE - self.states)
+            room = max(0, self.tt.shape[0] // ENTRIES_PER_NODE - self.states)  # nodes before it should grow
             slices = [w.nodes + max(MIN_SLICE, room // nthreads) for w in workers]
             caps = [c if full or (c and c <= g) else g for c, g in zip(limits, slices)]
             try:
                 return self._race(workers, mine, theirs, counter, s, caps)
             except SearchStopped as stop:
-                if stop.reason not in ("budget", "nodes") or full or all(c == l for c, l in zip(caps, limits)):
+                reason = stop.reason
+                del stop  # (as in _prove)
+                if reason not in ("budget", "nodes") or full or all(c == l for c, l in zip(caps, limits)):
                     raise
                 if self.node_limit and self.states >= self.node_limit:
                     raise SearchStopped("nodes", self.states) from None
@@ -900,8 +903,7 @@ class SearchOracle(Oracle):
                   "ladder": [[*k[:4], k[4], v] for k, v in self._ladder.items()],
                   "scores": [[*k, *v] for k, v in self._scores.items()],
                   "bounds": [[*k, *v] for k, v in self._bounds.items()]}
-        dtt = self.dtt if self.dtt is not None else np.zeros((0, engine.search.ENTRY_WORDS), np.uint64)
-        write_search_file(path, header, self.tt, dtt)
+        write_search_file(path, header, self.tt, self.dtt if self.dtt is not None else self.tt[:0])
 
     def load_tables(self, path: str | os.PathLike[str]) -> int:
         """Resume from what :meth:`save_tables` wrote: the tables (of the size they were saved at),
