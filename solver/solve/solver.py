@@ -119,6 +119,8 @@ def warm_up(algorithm: str, rules: Rules = CLASSIC) -> None:
         dfpn = SearchOracle(p.board, rules, tt_bits=10, budget_limit=8, threads=1)
         dfpn.provers = [("D",)]  # the proof-number search alone: a tiny board's bounds never race it
         dfpn.test_answer(*dfpn._bits(p), 1)
+        dfpn.tt_bits = 12
+        dfpn._grow(1 << 10)  # the tables' growth (both tables: the proof numbers' exists now)
         search.guess_move(*search._bits(p))  # the table's move, asked for where no test proved one
         if rules.name == CLASSIC.name:
             load_probe_kernel()  # the driver's probe of the tablebases, used when there are some
