@@ -469,7 +469,7 @@ class SearchOracle(Oracle):
                     a = self._run_kind(kind, w, abort, ladders, mine, theirs, counter, s, cap, won, False)
                 except SearchStopped as stop:
                     reason = stop.reason
-                    del stop  # (a frame that holds the exception it raises keeps both, and self, for the cycle collector)
+                    del stop  # (a frame holding what it raises makes a cycle that keeps self)
                     if reason != "limit" or (limit and w.nodes >= limit):
                         raise
                     continue
