@@ -57,10 +57,6 @@ def _search() -> None:
     warm_up("search", CLASSIC)
     warm_up("search", UAI)
     Solver(algorithm="search", threads=1).solve("x.o\n...", certify=True)  # a certificate's strategies
-    import numpy as np
-    small, large = np.zeros((4, 4), np.uint64), np.zeros((16, 4), np.uint64)
-    engine.ttable.rehash(small, large)  # the tables' growth (a large search's, between its tests)
-    engine.dfpn.table_rehash(small, large)
 
 
 def _perft() -> None:

@@ -32,7 +32,7 @@ from solver.io.formats import Entry, grid_rows, write_fen
 from solver.oracles.oracle import StopReason
 from solver.oracles.search import SearchOracle
 from solver.play.verify import Check, PlayerSummary, Verdict, Verifier
-from solver.solve.analysis import Analyzer, Interval
+from solver.solve.analysis import Analyzer, Interval, Outcome
 
 DEFAULT_TREE_DEPTH = 2
 
@@ -434,14 +434,14 @@ def _value_label(p: Position, sq: int, iv: Interval, arrows: Sequence[Shape], fr
                    f'font-size="{size}"{extra}>{escape(t)}</text>' for x, y, t, size in lines)
 
 
-def bounded_fill(p: Position, iv: Interval) -> str:
-    """The tint of a square whose value is only bounded (``iv``, X's side): a loss for the mover
-    when the whole interval is below the draw, a win when above, else unknown (pale blue)."""
-    lo, hi = iv.for_mover(p.turn)
-    return BOUNDED_WIN_FILL if lo > 0 else BOUNDED_LOSS_FILL if hi < 0 else UNSOLVED_FILL
+BOUNDED_FILLS = {"win": BOUNDED_WIN_FILL, "loss": BOUNDED_LOSS_FILL, "open": UNSOLVED_FILL}
 
 
-BOUNDED_KIND = {BOUNDED_WIN_FILL: "win", BOUNDED_LOSS_FILL: "loss", UNSOLVED_FILL: "open"}
+def bounded_kind(p: Position, iv: Interval) -> str:
+    """What an interval that is not exact proves for the mover (by :attr:`Interval.outcome`):
+    'win', 'loss', or 'open' while it spans the draw (its tint: :data:`BOUNDED_FILLS`)."""
+    winner = {Outcome.X_WINS: X, Outcome.O_WINS: O}.get(iv.outcome)
+    return "open" if winner is None else "win" if winner == p.turn else "loss"
 
 
 def _clip(text: str, n: int = 18) -> str:
@@ -514,8 +514,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
         if board.is_block(sq):
             fill, kind = "#555555", "block"
         elif piece is None and iv is not None:
-            fill = _tint(sign * iv.lower / span) if iv.exact else bounded_fill(p, iv)
-            kind = "empty tinted" if iv.exact else f"empty bounded {BOUNDED_KIND[fill]}"
+            bounded = None if iv.exact else bounded_kind(p, iv)
+            fill = _tint(sign * iv.lower / span) if bounded is None else BOUNDED_FILLS[bounded]
+            kind = "empty tinted" if bounded is None else f"empty bounded {bounded}"
         else:
             fill, kind = "#f4f4f4" if piece is None else "#e8e0c8", "empty" if piece is None else piece
         out.append(f'<rect class="square {kind}" id="sq-{name}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
@@ -598,12 +599,12 @@ def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence
         items.append((swatch(_tint(0.0)), "white: a draw; deeper: more points"))
         items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
                       "the value after it (X's side)"))
-    bounded = {bounded_fill(p, iv) for iv in squares.values() if not iv.exact}
-    for fill, text in ((BOUNDED_WIN_FILL, f"only bounded, {mover} wins: low..high"),
-                       (BOUNDED_LOSS_FILL, f"only bounded, {mover} loses: low..high"),
-                       (UNSOLVED_FILL, "only bounded: low..high (ran out of budget)")):
-        if fill in bounded:
-            items.append((swatch(fill), text))
+    bounded = {bounded_kind(p, iv) for iv in squares.values() if not iv.exact}
+    for kind, text in (("win", f"only bounded, {mover} wins: low..high"),
+                       ("loss", f"only bounded, {mover} loses: low..high"),
+                       ("open", "only bounded: low..high (ran out of budget)")):
+        if kind in bounded:
+            items.append((swatch(BOUNDED_FILLS[kind]), text))
     for a in arrows:
         what = ARROW_STYLES[a.kind][2]
         how = {"jump": "a jump", "clone": "a clone", "pass": "a pass"}[_move_kind(a.move)]
