@@ -171,3 +171,16 @@ def test_position_rejects_overlapping_pieces():
         Position(Board(1, 3), 1, 1)
     with pytest.raises(ValueError, match="^a piece stands on a block or off the board$"):
         Position(Board(1, 3, blocks=2), 2, 0)
+
+
+def test_fen_lines_with_no_blank_line_between_are_one_position_each():
+    """A file written by a loop of print(fen) (python-ataxx's games, say) has no blank lines: each
+    FEN line is its own position, with its own line number; a grid (labelled or not) is still one."""
+    from solver.io.formats import read_positions
+    fens = ["oooxoo1/xxxoooo/xo-x-oo/xxxxxxx/oo-x-xx/1ooxxx1/2oxxx1 o 0 44",
+            "oxxxxx1/xxxxxx1/xxo-xx1/oo-x-x1/oox-xx1/oooxxxx/1ooxxxx x 0 34", "x5o/7/7/7/7/7/o5x x"]
+    entries = read_positions("name: first\n" + "\n".join(fens) + "\n", "games.txt")
+    assert [e.line for e in entries] == [2, 3, 4] and entries[0].name == "first" and entries[1].name is None
+    assert [e.position.fen() for e in entries] == [parse_fen(f).fen() for f in fens]
+    (grid,) = read_positions("3 x.o\n2 ...\n1 o.x\n  abc\n", "grid.txt")
+    assert grid.position.board.rows == 3 and grid.position.board.cols == 3

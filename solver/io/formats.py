@@ -608,6 +608,8 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
                 headers[key] = header[1]
                 header_lines[key] = n
             continue
+        if block and _is_fen_row(line) and _is_fen_row(block[0][1]):
+            flush()  # FEN lines with no blank line between them (as a loop of print(fen) writes): one each
         if not block:
             block_is_fen = looks_like_fen(line)
         block.append((n, line))
@@ -618,6 +620,13 @@ def read_positions(text: str, source: str = "<input>", fmt: str = "auto",
     if not out:
         out.append(PositionFormatError("no position found (the input is empty)", source, None))
     return out
+
+
+def _is_fen_row(line: str) -> bool:
+    """A line that is a whole FEN of a board of several rows (its board has a '/', which no grid
+    row has), so that two of them in a row are two positions, not one grid."""
+    toks = line.split(None, 1)
+    return bool(toks) and "/" in toks[0] and looks_like_fen(line)
 
 
 def read_line(line: str, n: int, source: str = "<input>", fmt: str = "auto",
