@@ -333,6 +333,22 @@ def test_the_score_of_an_interval():
     assert score_words(BestMove(None, "greedy", -12, 12), 12) == ""  # nothing proved: no score
 
 
+def test_an_interval_without_a_move_s_bound_is_not_called_nothing():
+    """O to move in an 8-empty endgame of python-ataxx's alpha-beta players, stopped after 1,000,000
+    nodes: the value is proved at most -1 (X wins), no move is proved to hold more than -45; the
+    info line said 'nothing proved within the limits (-45..-3)'."""
+    from solver.common.limits import Limits
+    from solver.play.uai_server import choose
+    from solver.solve.solver import Solver
+
+    p = Position.from_fen("oooxoo1/xxxoooo/xo-x-oo/xxxxxxx/xx-x-xx/2xxx2/2oxxx1 o 0 43", UAI)
+    res = Solver(UAI, limits=Limits(nodes=1_000_000)).solve(p).sides[0]
+    c = choose(p, res, None, 1_000_000, 1.0)
+    lo, hi = res.interval.for_mover(p.turn)
+    assert hi < 45 and c.kind == "greedy"
+    assert c.note.startswith(f"proved {lo:+d}..{hi:+d} for the side to move, no move proved to hold more")
+
+
 def test_tables_answer_the_positions_they_cover(tmp_path, capsys):
     assert main(["tables", "build", "2x3", "--dir", str(tmp_path / "tb")]) == 0
     capsys.readouterr()

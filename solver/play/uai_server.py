@@ -332,9 +332,10 @@ def choose(p: Position, res: SideResult, fallback: Move | None, nodes: int, seco
         c.note = f"proved: value {lo:+d} for the side to move, {p.move_name(c.move) if c.move else '0000'} is optimal"
     elif c.kind == "bound":
         c.note = f"proved {lo:+d}..{hi:+d} for the side to move; this move holds at least {lo:+d}"
+    elif lo > -squares or hi < squares:  # bounds on the value, but no move proved to reach the lower one
+        c.note = f"proved {lo:+d}..{hi:+d} for the side to move, no move proved to hold more: the greedy move"
     else:
-        proved = f" ({lo:+d}..{hi:+d})" if lo > -squares or hi < squares else ""
-        c.note = f"nothing proved within the limits{proved}: the greedy move"
+        c.note = "nothing proved within the limits: the greedy move"
     if res.stopped and c.kind != "proved":
         c.note += f" (stopped: {res.stopped})"
     return c
