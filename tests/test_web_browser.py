@@ -404,3 +404,49 @@ def test_an_interval_that_loses_is_tinted_as_a_loss(browser, tmp_path):
     finally:
         context.close()
         server.stop()
+
+
+def test_a_5x5_game_from_the_start_with_every_move_exact(browser, tmp_path):
+    """With ``--tables DIR`` holding a board's tables, a game from its start is exact at every ply:
+    the 5 x 5 board whose centre 3 x 3 is blocked (16 squares: its tables build in seconds), picked
+    in the new-board panel and played to the end by clicking the best move, each move list equal
+    to the tables' values with no interval, and the value history flat at the start's value."""
+    from solver.app.web.inputs import new_board
+    from solver.game.rules import CLASSIC
+    from solver.tables.build import build
+    from solver.tables.probe import Tablebase, TableOracle
+
+    blocks = "b2 c2 d2 b3 c3 d3 b4 c4 d4"
+    p = new_board("5", "5", blocks, "corners", CLASSIC, "x")
+    build(p.board, tmp_path / "tables")
+    oracle = TableOracle(Tablebase(tmp_path / "tables"), p.board)
+    server = Served(tmp_path, "--tables", str(tmp_path / "tables"), "--max-seconds", "120")
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.select_option("#new-rows", "5")
+        page.select_option("#new-cols", "5")
+        page.fill("#new-blocks", blocks)
+        page.click("#new")
+        wait_analysed(page, p)
+        start = Analyzer(oracle).evaluate(p).value
+        plies = 0
+        while not p.is_over():
+            expected = [(i.name, signed(i.value), "∞" if i.depth is None else str(i.depth)) for i in Analyzer(oracle).moves(p)]
+            assert shown_table(page) == expected, f"ply {plies}"
+            assert page.text_content("#position-words") == "(tables)"
+            best = page.get_attribute("#moves tbody tr:first-child", "data-uci")
+            assert int(page.text_content("#moves tbody tr:first-child .value")) == start  # best play keeps the value
+            page.click("#moves tbody tr:first-child")
+            p = p.push(p.parse_move(best))
+            plies += 1
+            wait_analysed(page, p) if not p.is_over() else page.wait_for_selector(f'#board[data-fen="{write_fen(p)}"]')
+        assert p.result() == start and plies > 10
+        assert page.text_content("#caption") == f"game over: {signed(start)} (X's side)"
+        titles = page.eval_on_selector_all("#history circle title", "ts => ts.map(t => t.textContent)")
+        assert len(titles) == plies + 1 and all(t.endswith(f": {signed(start)}") for t in titles)
+        keep(page.screenshot(full_page=True), "page-5x5-ring-game.png")
+    finally:
+        context.close()
+        server.stop()
