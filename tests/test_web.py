@@ -176,6 +176,23 @@ def test_a_request_over_its_budget_gets_the_interval_proved(tmp_path):
     assert all(m["category"] == "unknown" and m["verdict"] == "unsettled" for m in a["moves"])
 
 
+def test_a_request_s_search_table_grows_no_larger_than_on_the_command_line(monkeypatch):
+    """Whatever the worker's memory budget, a request's search table grows to 2^24 entries (512
+    MiB) at most: from a budget of 16 GiB the search alone would grow it to 8 GiB, and growing
+    into fresh memory took a 10 s request of a 7 x 7 endgame to 36 s."""
+    from solver.app.web import analysis
+
+    monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
+    p = parse_position("1xxoxx1/ooxoooo/ooooooo/oooxooo/xxooxox/ooooxox/xxxxxoo x 0 34").position
+    settings = Settings(max_memory=16 << 30)
+    job = Job("t", 3.0, None)  # (each move's depth would take minutes: the budget stops the analysis)
+    a = analysis.analyse(settings, job, p)
+    assert a.solver == "search"
+    (kept,) = analysis._workshop.analyzers.values()
+    assert kept.oracle.tt_bits == analysis.SEARCH_TABLE_BITS
+    assert analysis._solver(settings, job, p.rules).oracle(p).tt_bits > analysis.SEARCH_TABLE_BITS
+
+
 class Recorder(Job):
     """A job that keeps the moves searched, in order, and each partial analysis published."""
 
