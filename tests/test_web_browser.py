@@ -441,7 +441,10 @@ def test_a_5x5_game_from_the_start_with_every_move_exact(browser, tmp_path):
             page.click("#moves tbody tr:first-child")
             p = p.push(p.parse_move(best))
             plies += 1
-            wait_analysed(page, p) if not p.is_over() else page.wait_for_selector(f'#board[data-fen="{write_fen(p)}"]')
+            if p.is_over():  # (a finished position has no analysis to wait for)
+                page.wait_for_selector(f'#board[data-fen="{write_fen(p)}"]')
+            else:
+                wait_analysed(page, p)
         assert p.result() == start and plies > 10
         assert page.text_content("#caption") == f"game over: {signed(start)} (X's side)"
         titles = page.eval_on_selector_all("#history circle title", "ts => ts.map(t => t.textContent)")
