@@ -177,20 +177,35 @@ def test_a_request_over_its_budget_gets_the_interval_proved(tmp_path):
 
 
 def test_a_request_s_search_table_grows_no_larger_than_on_the_command_line(monkeypatch):
-    """Whatever the worker's memory budget, a request's search table grows to 2^24 entries (512
-    MiB) at most: from a budget of 16 GiB the search alone would grow it to 8 GiB, and growing
-    into fresh memory took a 10 s request of a 7 x 7 endgame to 36 s."""
+    """Whatever the worker's memory budget, the search table of a solve and of a verify request
+    grows to 512 MiB (2^24 entries) at most: from a budget of 16 GiB the search alone would grow it
+    to 8 GiB, and growing into fresh memory took a 10 s request of a 7 x 7 endgame to 36 s."""
     from solver.app.web import analysis
+    from solver.common.limits import Limits
+    from solver.oracles.search import SearchOracle
+    from solver.solve.solver import Solver
 
+    made: list[SearchOracle] = []
+    init = SearchOracle.__init__
+
+    def recorded(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(SearchOracle, "__init__", recorded)
     monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
-    p = parse_position("1xxoxx1/ooxoooo/ooooooo/oooxooo/xxooxox/ooooxox/xxxxxoo x 0 34").position
-    settings = Settings(max_memory=16 << 30)
+    fen = "1xxoxx1/ooxoooo/ooooooo/oooxooo/xxooxox/ooooxox/xxxxxoo x 0 34"
+    p = parse_position(fen).position
+    settings = Settings(max_memory=16 << 30, max_seconds=3.0)
     job = Job("t", 3.0, None)  # (each move's depth would take minutes: the budget stops the analysis)
-    a = analysis.analyse(settings, job, p)
-    assert a.solver == "search"
-    (kept,) = analysis._workshop.analyzers.values()
-    assert kept.oracle.tt_bits == analysis.SEARCH_TABLE_BITS
-    assert analysis._solver(settings, job, p.rules).oracle(p).tt_bits > analysis.SEARCH_TABLE_BITS
+    assert analysis.analyse(settings, job, p).solver == "search"
+    solving = len(made)
+    plan = analysis.verify_plan(f'[FEN "{fen}"]\n\n1. a7 *\n', p.rules)
+    assert analysis.run_verify(settings, Job("v", 3.0, None), plan)["checks"] == 1
+    assert 0 < solving < len(made)
+    assert max(o.tt_bits for o in made[:solving]) == max(o.tt_bits for o in made[solving:]) == 24
+    unbounded = Solver(limits=Limits(max_memory=settings.max_memory), threads=1).oracle(p)
+    assert isinstance(unbounded, SearchOracle) and unbounded.tt_bits > 24
 
 
 class Recorder(Job):

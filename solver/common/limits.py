@@ -37,6 +37,10 @@ class Limits:
     a ``deadline`` (a ``time.monotonic()`` value) for all of them; None: no limit (memory:
     three quarters of the machine). A limit stops the work cleanly: what was proved is reported.
 
+    ``search_table``: the most bytes the search's table grows to (None: half of ``max_memory``
+    when it is given, else half the machine's budget up to 512 MiB). A server that gives each
+    worker a large ``max_memory`` caps it: growing a table into fresh memory costs seconds a GiB.
+
     ``nodes``: a node budget for each question (a solve; in ``verify``, each check), the same
     on every machine: the :class:`~solver.solve.solver.Solver` searches on one thread and restarts
     the budget with each question, so that what is proved depends on the input only, not on
@@ -47,6 +51,7 @@ class Limits:
     timeout: float | None = None
     deadline: float | None = None
     nodes: int | None = None
+    search_table: int | None = None
 
     @property
     def state_limit(self) -> int | None:

@@ -238,7 +238,7 @@ class SearchOracle(Oracle):
     :meth:`value_of` and :meth:`lookup` give exact values (and depths) or raise a
     :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
     ``progress`` receives a :class:`solver.oracles.oracle.Progress` every 50 ms while a search runs.
-    ``threads``: how many threads search at once (default: every processor).
+    ``threads``: how many threads search at once (default: every processor). ``max_table``: the most bytes the table grows to.
     ``probe_tables``: the tablebases of ``board`` probed at the leaves, as the kernels take them
     (``Tablebase.search_arrays(board)``, :mod:`solver.tables.probe`); used under the classic rules only
     (a counter may end a game the tables value otherwise), ignored under the others.
@@ -251,7 +251,7 @@ class SearchOracle(Oracle):
                  node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
                  draw_walk_limit: int = 200_000, budget_limit: int | None = None,
                  progress: ProgressCallback | None = None, threads: int | None = None,
-                 probe_tables: tuple | None = None):
+                 probe_tables: tuple | None = None, max_table: int | None = None):
         super().__init__(deadline, progress)
         S = engine.search
         self.unit = "nodes"
@@ -267,8 +267,8 @@ class SearchOracle(Oracle):
         if tt_bits is not None:
             start_bits = tt_bits  # a size asked for: it stays
         else:
-            # 32-byte entries: half the budget, at most 512 MiB unless a budget was given
-            cap = budget // 2 if max_memory is not None else min(budget // 2, 512 << 20)
+            # 32-byte entries: half the budget, at most 512 MiB unless a budget was given; at most max_table
+            cap = min(budget // 2, 512 << 20 if max_memory is None else budget, max_table or budget)
             tt_bits = 10
             while (S.ENTRY_WORDS * 8) << (tt_bits + 1) <= cap and tt_bits < 34:
                 tt_bits += 1

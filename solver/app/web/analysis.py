@@ -53,10 +53,10 @@ from solver.tables.probe import Tablebase
 
 ROOT_SHARE = 1 / 3          # of the budget, for the position itself under the search (the moves share the rest)
 ANALYZERS_PER_WORKER = 4    # boards whose solved positions a worker keeps (the retro engine's graph, the search's table)
-# The largest a request's search table grows: 2^24 entries (512 MiB, as on the command line without
-# --max-memory), whatever the worker's memory budget. Growing into fresh memory costs about 3 s a GiB
-# on the machine measured: with the budget's 8 GiB (and 4 GiB of proof numbers) a 10 s request took 36 s.
-SEARCH_TABLE_BITS = 24
+# The largest a request's search table grows (solve and verify): 512 MiB, as on the command line
+# without --max-memory, whatever the worker's memory budget. Growing into fresh memory costs about 3 s
+# a GiB on the machine measured: with the budget's 8 GiB (and 4 GiB of proof numbers) a 10 s request took 36 s.
+SEARCH_TABLE_BYTES = 512 << 20
 MAX_VERIFY_MOVES = 500      # moves judged in one request
 SOURCE = "<request>"        # the file name verify's records give a posted text
 
@@ -109,7 +109,8 @@ def _tables(settings: Settings) -> Tablebase | None:
 
 
 def _solver(settings: Settings, job: Job, rules: Rules) -> Solver:
-    return Solver(rules, "auto", Limits(max_memory=settings.max_memory, nodes=job.nodes, deadline=job.deadline),
+    return Solver(rules, "auto", Limits(max_memory=settings.max_memory, nodes=job.nodes, deadline=job.deadline,
+                                        search_table=SEARCH_TABLE_BYTES),
                   progress=job.on_progress, tables=_tables(settings), threads=1)
 
 
@@ -121,8 +122,6 @@ def _analyzer(solver: Solver, p: Position, job: Job) -> tuple[Analyzer, tuple]:
     analyzer = ws.analyzers.get(key)
     if analyzer is None:
         analyzer = solver.analyzer(p)
-        if isinstance(analyzer.oracle, SearchOracle):  # (a new table starts smaller than this)
-            analyzer.oracle.tt_bits = min(analyzer.oracle.tt_bits, SEARCH_TABLE_BITS)
         ws.analyzers[key] = analyzer
         while len(ws.analyzers) > ANALYZERS_PER_WORKER:
             ws.analyzers.popitem(last=False)
@@ -575,7 +574,7 @@ def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
     ``verify --timeout``/``--nodes`` give each move), adding each record to the job as it is made;
     then the summary record. Returns the annotated PGN (PGN games) and the counts."""
     solver = Solver(plan.rules, "auto", Limits(max_memory=settings.max_memory, timeout=settings.max_seconds,
-                                                nodes=settings.max_nodes),
+                                                nodes=settings.max_nodes, search_table=SEARCH_TABLE_BYTES),
                     progress=job.on_progress, tables=_tables(settings), threads=1)
     verifier = Verifier(solver)
     checks: list[Check] = []
