@@ -48,8 +48,9 @@ Bounds, outcomes and values
 what the moves that end the game prove (a move after which the game is over, or
 can only be filled in by the side left, has a known result), then the outcome (is
 the value at least 1? at least 0?), then the margin by MTD(f), each test moving
-to the bound its fail-soft score proves. Tests get node budgets that grow
-fourfold: a test over its budget yields to an easier question. A test that
+to the bound its fail-soft score proves (:mod:`solver.oracles.narrowing` chooses
+each test). Tests get node budgets that grow fourfold: a test over its budget
+yields to an easier question. A test that
 proves a lower bound names the move that proves it (the kernel's root move), so
 the best move reported always carries its bound.
 """
@@ -94,6 +95,7 @@ from solver.game.bitboards import (
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, Move, Position, Rules, X
 from solver.oracles.exact import draw_depth, exact_score
+from solver.oracles.narrowing import Narrowing
 from solver.oracles.searchfile import board_id, read_search_file, write_search_file
 from solver.oracles.oracle import (
     Bounds,
@@ -671,11 +673,10 @@ class SearchOracle(Oracle):
 
         Never raises for a limit: the bounds proved so far come back with ``stopped`` set.
         First what the moves that end the game prove, then the outcome (does the mover win?
-        does it at least draw?), then the margin from the bound found towards the material
-        count, each test moving to the bound its fail-soft score proves (MTD(f)). Tests get
-        node budgets that grow fourfold: a test over its budget yields to the next question
-        (the middle of the interval), so an easy question is not held up by a hard one; the
-        table keeps what an aborted test found. ``lower``/``upper``: bounds already known
+        does it at least draw?), then the margin (:class:`~solver.oracles.narrowing.Narrowing`
+        chooses each test). Tests get node budgets that grow fourfold: a test over its budget
+        yields to the next question (the middle of the interval), so an easy question is not
+        held up by a hard one; the table keeps what an aborted test found. ``lower``/``upper``: bounds already known
         (from a cache), ``move``/``move_lower``: a move known to prove ``move_lower``.
         """
         mine, theirs, counter = int(mine), int(theirs), int(counter)
@@ -707,38 +708,16 @@ class SearchOracle(Oracle):
                 best_move, best_lower = ending_move, u
         if nmoves == 0 and best_move is None:
             best_move = -1  # a forced pass
-        guess = max(lo, min(hi, mine.bit_count() - theirs.bit_count()))
+        n = Narrowing(lo, hi, mine.bit_count() - theirs.bit_count(), outcome_only)
         self._status = SearchStatus(lo, hi, best_move)
         self._start, self._start_nodes = t0, start_nodes
         stopped = None
         budget = FIRST_BUDGET
-        target = None  # the next margin test, from the last fail-soft result
-        outcome_at = 0.0 if (lo > 0 or hi < 0 or lo == hi == 0) else None
+        outcome_at = 0.0 if n.outcome_known() else None
         outcome_nodes = 0 if outcome_at is not None else None
-
-        def outcome_known(lo: int, hi: int) -> bool:
-            return lo > 0 or hi < 0 or (lo == 0 and hi == 0)
-
-        def candidates(lo: int, hi: int) -> list[int]:
-            out = []
-            if not outcome_known(lo, hi):
-                out = [k for k in ((1, 0) if guess >= 1 else (0, 1)) if lo < k <= hi]
-            elif not outcome_only:
-                k = target if target is not None else (guess + 1 if guess >= lo + 1 else guess)
-                out = [max(lo + 1, min(hi, k)), (lo + hi + 1) // 2]
-            seen: list[int] = []
-            for k in out:
-                if lo < k <= hi and k not in seen:
-                    seen.append(k)
-            return seen
-
-        while True:
-            todo = candidates(lo, hi)
-            if not todo:
-                break
+        while not n.done:
             progressed = False
-            for k in todo:
-                self._status.lower, self._status.upper = lo, hi
+            for k in n.candidates():
                 try:
                     a = self.test_answer(mine, theirs, counter, value_threshold(k), budget)
                 except SearchStopped as stop:
@@ -747,19 +726,13 @@ class SearchOracle(Oracle):
                     stopped = stop.reason
                     break
                 self._note_score(mine, theirs, counter, a.holds, a.score)
-                if a.holds:
-                    lo = max(lo, min(hi, max(k, score_class(a.score))))
-                    target = lo + 1
-                    if a.move is not None and lo > best_lower:
-                        best_move, best_lower = a.move, lo
-                else:
-                    hi = min(hi, max(lo, min(k - 1, score_class(a.score))))
-                    target = hi
-                guess = max(lo, min(hi, guess))
-                if outcome_at is None and outcome_known(lo, hi):
+                n.record(k, a.holds, score_class(a.score))
+                if a.holds and a.move is not None and n.lo > best_lower:
+                    best_move, best_lower = a.move, n.lo
+                if outcome_at is None and n.outcome_known():
                     outcome_at = time.monotonic() - t0
                     outcome_nodes = self.states - start_nodes
-                self._status.lower, self._status.upper = lo, hi
+                self._status.lower, self._status.upper = n.lo, n.hi
                 self._status.best_move = best_move
                 progressed = True
                 break
@@ -770,9 +743,9 @@ class SearchOracle(Oracle):
         if best_move is None:
             best_move = self.guess_move(mine, theirs, counter)
         self._status = None
-        done = lo == hi or (outcome_only and outcome_known(lo, hi))
+        lo, hi = n.lo, n.hi
         return SearchBounds(lo, hi, best_move, best_lower, self.states - start_nodes, time.monotonic() - t0,
-                            None if done else stopped, outcome_at, outcome_nodes)
+                            None if n.done else stopped, outcome_at, outcome_nodes)
 
     def _note_score(self, mine: int, theirs: int, counter: int, holds: bool, r: int) -> None:
         """Keep the bound a test proved on a position's composite score (for its depth later)."""
