@@ -240,7 +240,8 @@ class SearchOracle(Oracle):
     :meth:`value_of` and :meth:`lookup` give exact values (and depths) or raise a
     :class:`LimitError` that carries the bounds proved so far (``exc.bounds``).
     ``progress`` receives a :class:`solver.oracles.oracle.Progress` every 50 ms while a search runs.
-    ``threads``: how many threads search at once (default: every processor). ``max_table``: the most bytes the table grows to.
+    ``threads``: how many threads search at once (default: every processor).
+    ``max_table``: the most bytes the table grows to (:class:`~solver.common.limits.Limits`' ``search_table``).
     ``probe_tables``: the tablebases of ``board`` probed at the leaves, as the kernels take them
     (``Tablebase.search_arrays(board)``, :mod:`solver.tables.probe`); used under the classic rules only
     (a counter may end a game the tables value otherwise), ignored under the others.
@@ -676,8 +677,9 @@ class SearchOracle(Oracle):
         does it at least draw?), then the margin (:class:`~solver.oracles.narrowing.Narrowing`
         chooses each test). Tests get node budgets that grow fourfold: a test over its budget
         yields to the next question (the middle of the interval), so an easy question is not
-        held up by a hard one; the table keeps what an aborted test found. ``lower``/``upper``: bounds already known
-        (from a cache), ``move``/``move_lower``: a move known to prove ``move_lower``.
+        held up by a hard one; the table keeps what an aborted test found. ``lower``/``upper``:
+        bounds already known (from a cache), ``move``/``move_lower``: a move known to prove
+        ``move_lower``.
         """
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         start_nodes = self.states
