@@ -205,8 +205,9 @@ class Solver:
         else:
             probe = (self.tables.search_arrays(position.board, below=position.empty.bit_count())
                      if self.tables is not None and position.rules.name == CLASSIC.name else None)
-            oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory, max_table=lim.search_table,
-                                  node_limit=lim.state_limit or 0, threads=self.threads, probe_tables=probe)
+            oracle = SearchOracle(position.board, position.rules, max_memory=lim.max_memory,
+                                  node_limit=lim.state_limit or 0, threads=self.threads, probe_tables=probe,
+                                  max_table=lim.search_table)
             if self.table_file is not None and os.path.exists(self.table_file):
                 oracle.load_tables(self.table_file)
         warm_up(algorithm, position.rules)  # a first run compiles the kernels: not on the clock

@@ -30,6 +30,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from solver.app.pictures import Arrow, board_svg
 from solver.app.web.inputs import BadInput
@@ -108,10 +109,12 @@ def _tables(settings: Settings) -> Tablebase | None:
     return ws.tables
 
 
-def _solver(settings: Settings, job: Job, rules: Rules) -> Solver:
-    return Solver(rules, "auto", Limits(max_memory=settings.max_memory, nodes=job.nodes, deadline=job.deadline,
-                                        search_table=SEARCH_TABLE_BYTES),
-                  progress=job.on_progress, tables=_tables(settings), threads=1)
+def _solver(settings: Settings, job: Job, rules: Rules, **clock: Any) -> Solver:
+    """A request's Solver: one thread, the worker's memory, the search table capped, the tables;
+    ``clock``: its Limits' time and nodes (default: the job's deadline and nodes)."""
+    limits = Limits(max_memory=settings.max_memory, search_table=SEARCH_TABLE_BYTES,
+                    **(clock or {"nodes": job.nodes, "deadline": job.deadline}))
+    return Solver(rules, "auto", limits, progress=job.on_progress, tables=_tables(settings), threads=1)
 
 
 def _analyzer(solver: Solver, p: Position, job: Job) -> tuple[Analyzer, tuple]:
@@ -573,9 +576,7 @@ def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
     """Judge every choice of the plan as ``verify --json`` does (each move within the budget, as
     ``verify --timeout``/``--nodes`` give each move), adding each record to the job as it is made;
     then the summary record. Returns the annotated PGN (PGN games) and the counts."""
-    solver = Solver(plan.rules, "auto", Limits(max_memory=settings.max_memory, timeout=settings.max_seconds,
-                                                nodes=settings.max_nodes, search_table=SEARCH_TABLE_BYTES),
-                    progress=job.on_progress, tables=_tables(settings), threads=1)
+    solver = _solver(settings, job, plan.rules, timeout=settings.max_seconds, nodes=settings.max_nodes)
     verifier = Verifier(solver)
     checks: list[Check] = []
 
