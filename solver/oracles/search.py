@@ -113,7 +113,7 @@ ETC_LEFT = 1  # enhanced transposition cut-offs at nodes with at least this many
 LAST_EMPTY = 3  # children with at most this many empty squares go to the last plies' solver first
 LAST_PLIES = 8  # the plies it may follow
 # the nodes it may take for one child: a child it cannot settle (a jump war) costs them all. With 2,000, the
-# 6-empty engine games under uai (20 s, both cores) had 3 of 10 exact; with 300, 4, each 1.4 to 3 times sooner.
+# 6-empty engine games under uai (20 s, both cores) had 3 of 10 exact; with 300, 4 (those 3 1.4 to 3 times sooner).
 LAST_NODES = 300
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
 FIRST_SLICE = 1 << 18  # nodes of each prover's first turn when several share a thread
