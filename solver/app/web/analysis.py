@@ -30,7 +30,6 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from solver.app.pictures import Arrow, board_svg
 from solver.app.web.inputs import BadInput
@@ -109,11 +108,14 @@ def _tables(settings: Settings) -> Tablebase | None:
     return ws.tables
 
 
-def _solver(settings: Settings, job: Job, rules: Rules, **clock: Any) -> Solver:
+def _solver(settings: Settings, job: Job, rules: Rules, each_move: bool = False) -> Solver:
     """A request's Solver: one thread, the worker's memory, the search table capped, the tables;
-    ``clock``: its Limits' time and nodes (default: the job's deadline and nodes)."""
-    limits = Limits(max_memory=settings.max_memory, search_table=SEARCH_TABLE_BYTES,
-                    **(clock or {"nodes": job.nodes, "deadline": job.deadline}))
+    the job's node budget and deadline, or with ``each_move`` (a verify) the server's budget and
+    time for each judged move."""
+    nodes, deadline, timeout = (settings.max_nodes, None, settings.max_seconds) if each_move else \
+        (job.nodes, job.deadline, None)
+    limits = Limits(max_memory=settings.max_memory, search_table=SEARCH_TABLE_BYTES, nodes=nodes, deadline=deadline,
+                    timeout=timeout)
     return Solver(rules, "auto", limits, progress=job.on_progress, tables=_tables(settings), threads=1)
 
 
@@ -576,7 +578,7 @@ def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
     """Judge every choice of the plan as ``verify --json`` does (each move within the budget, as
     ``verify --timeout``/``--nodes`` give each move), adding each record to the job as it is made;
     then the summary record. Returns the annotated PGN (PGN games) and the counts."""
-    solver = _solver(settings, job, plan.rules, timeout=settings.max_seconds, nodes=settings.max_nodes)
+    solver = _solver(settings, job, plan.rules, each_move=True)
     verifier = Verifier(solver)
     checks: list[Check] = []
 
