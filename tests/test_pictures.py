@@ -544,3 +544,21 @@ def test_the_played_jump_s_square_shows_the_played_move_s_value():
     squares = _values_by_square(ET.fromstring(check_svg(v, c)))
     assert squares["d1"] == "0"
     assert squares[c.best_move[-2:]] == "+8"
+
+
+def test_an_empty_square_the_mover_cannot_reach_is_grey_and_named_in_the_legend():
+    """On a tinted board a draw's square is white: an empty square the mover cannot move to is
+    another colour, and the legend says what it is; an untinted board keeps plain empty squares."""
+    from solver.app import pictures
+    p = parse_position("to-move: x\nx...\n....\n...o").position  # X (a3) reaches files a to c, not d3 or d2
+    root = ET.fromstring(board_svg(_analyzer(), p))
+    rects = {r.get("id"): r for r in root.iter(SVG + "rect") if r.get("id", "").startswith("sq-")}
+    unreached = {k[3:] for k, r in rects.items() if r.get("class") == "square empty unreached"}
+    tinted = {k[3:] for k, r in rects.items() if "tinted" in r.get("class").split()}
+    assert unreached == {"d3", "d2"} and len(tinted) == 8
+    assert {rects["sq-" + sq].get("fill") for sq in unreached} == {pictures.UNREACHED_FILL}
+    assert pictures.UNREACHED_FILL not in {r.get("fill") for k, r in rects.items() if k[3:] in tinted}
+    assert "empty, but X cannot move there" in _legend_text(root)
+    plain = ET.fromstring(board_svg(_analyzer(), p, tint=False))
+    assert not any("unreached" in r.get("class", "") for r in plain.iter(SVG + "rect"))
+    assert not any("cannot move there" in t for t in _legend_text(plain))

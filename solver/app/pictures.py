@@ -113,6 +113,9 @@ LAST_MOVE_COLOUR = "#d9b400"  # the frame of the last move's squares (python-che
 UNSOLVED_FILL = "#dcdcf0"     # the interval spans the draw: the outcome is not proved
 BOUNDED_WIN_FILL = "#d4f0d4"  # the interval is above the draw: the mover wins there, by an amount not proved
 BOUNDED_LOSS_FILL = "#f6d6d6"  # below the draw: the mover loses there
+# An empty square the mover cannot move to, on a tinted board: grey, apart from a draw's white.
+UNREACHED_FILL = "#c8c8c8"
+EMPTY_FILL = "#f4f4f4"  # an empty square on a board without tints
 RING, RING_SMALL = 0.46, 0.37  # a clone's ring, the played one and the other, as shares of a square (a label fits inside)
 HEAD, TIP_MARGIN, SHAFT = 0.5, 0.26, 0.16  # a jump's head, the gap from its tip to the centre, its shaft (shares)
 
@@ -517,8 +520,10 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
             bounded = None if iv.exact else bounded_kind(p, iv)
             fill = _tint(sign * iv.lower / span) if bounded is None else BOUNDED_FILLS[bounded]
             kind = "empty tinted" if bounded is None else f"empty bounded {bounded}"
+        elif piece is None:
+            fill, kind = (UNREACHED_FILL, "empty unreached") if squares else (EMPTY_FILL, "empty")
         else:
-            fill, kind = "#f4f4f4" if piece is None else "#e8e0c8", "empty" if piece is None else piece
+            fill, kind = "#e8e0c8", piece
         out.append(f'<rect class="square {kind}" id="sq-{name}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
                    f'fill="{fill}" stroke="#888888"><title>{name}</title></rect>')
         cx, cy = x + CELL // 2, y + CELL // 2
@@ -599,6 +604,9 @@ def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence
         items.append((swatch(_tint(0.0)), "white: a draw; deeper: more points"))
         items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
                       "the value after it (X's side)"))
+    if squares and any(not p.board.is_block(sq) and p.piece_at(sq) is None and sq not in squares
+                       for sq in range(p.board.size)):
+        items.append((swatch(UNREACHED_FILL), f"empty, but {mover} cannot move there"))
     bounded = {bounded_kind(p, iv) for iv in squares.values() if not iv.exact}
     for kind, text in (("win", f"only bounded, {mover} wins: low..high"),
                        ("loss", f"only bounded, {mover} loses: low..high"),
@@ -756,7 +764,8 @@ PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
 red, it loses; white, a draw; the deeper the colour, the more points. The number is the value after that move;
 where the move played ends, its own value (a jump there may be worse than a clone), unless the best move ends there
 too. A square with an interval was only bounded within the budget: pale red when every value in it loses for the
-side to move, pale green when every value wins, pale blue when it spans the draw.</li>
+side to move, pale green when every value wins, pale blue when it spans the draw. An empty square the side to move
+cannot move to is grey.</li>
 <li><span style="color:{ARROW_STYLES['played'][0]}">&#9644; solid blue</span>: the move played;
 <span style="color:{ARROW_STYLES['best'][0]}">&#9644; dashed orange</span>: the best move. A jump is an arrow
 from the square it leaves; a clone, a ring on the square it fills.
