@@ -142,6 +142,14 @@ def _tint(gain: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+def unreached_squares(p: Position, squares: Mapping[int, Interval]) -> set[int]:
+    """The empty squares the mover cannot move to, on a board tinted by ``squares`` (none on an
+    untinted board, where every empty square is plain)."""
+    if not squares:
+        return set()
+    return {sq for sq in range(p.board.size) if p.empty >> sq & 1 and sq not in squares}
+
+
 def move_intervals(analyzer: Analyzer, p: Position, seconds: float | None = None,
                    nodes: int | None = None) -> dict[Move, Interval]:
     """What is proved about the value (X's side) after each legal move of ``p``: exact values
@@ -507,6 +515,7 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
            f"<title>{escape(title)}</title>",
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>']
     numbers: list[tuple[int, Interval]] = []
+    unreached = unreached_squares(p, squares)
     for sq in range(board.size):
         f, r = board.file_of(sq), board.rank_of(sq)
         x = MARGIN + f * CELL
@@ -521,7 +530,7 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
             fill = _tint(sign * iv.lower / span) if bounded is None else BOUNDED_FILLS[bounded]
             kind = "empty tinted" if bounded is None else f"empty bounded {bounded}"
         elif piece is None:
-            fill, kind = (UNREACHED_FILL, "empty unreached") if squares else (EMPTY_FILL, "empty")
+            fill, kind = (UNREACHED_FILL, "empty unreached") if sq in unreached else (EMPTY_FILL, "empty")
         else:
             fill, kind = "#e8e0c8", piece
         out.append(f'<rect class="square {kind}" id="sq-{name}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
@@ -604,8 +613,7 @@ def _legend_items(p: Position, squares: Mapping[int, Interval], arrows: Sequence
         items.append((swatch(_tint(0.0)), "white: a draw; deeper: more points"))
         items.append((lambda x, y: f'<text x="{x + 2:.1f}" y="{y + 5:.1f}" font-size="12">+3</text>',
                       "the value after it (X's side)"))
-    if squares and any(not p.board.is_block(sq) and p.piece_at(sq) is None and sq not in squares
-                       for sq in range(p.board.size)):
+    if unreached_squares(p, squares):
         items.append((swatch(UNREACHED_FILL), f"empty, but {mover} cannot move there"))
     bounded = {bounded_kind(p, iv) for iv in squares.values() if not iv.exact}
     for kind, text in (("win", f"only bounded, {mover} wins: low..high"),
