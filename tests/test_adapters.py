@@ -99,6 +99,8 @@ def test_one_notation_in_a_run_the_board_and_the_progress_line_too(tmp_path, cap
                   best_move=p.parse_move("b6"))
     assert ProgressView.search_text(ev, CS61B_NOTATION).startswith("Red to move: value -3..+49, best a7-b6 |")
     assert ProgressView.search_text(ev).startswith("X to move: value -3..+49, best b6 |")
+    testing = Progress("testing", 1_500_000, unit="nodes", seconds=1.0, position=p)  # the tests after the value
+    assert ProgressView.search_text(testing, CS61B_NOTATION) == "Red to move: depth and line | 1.5M nodes, 1.5M/s, 1.0 s"
     # the solve command's own progress line, drawn as on a terminal
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     g = _file(tmp_path, "s.txt", "x5o/7/7/7/7/7/o5x x 0 1\n")

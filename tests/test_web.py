@@ -487,3 +487,33 @@ def test_load_figures_in_words():
     for url in ("http://192.0.2.1:8000/", "https://127.0.0.1/", "http://example.org/"):
         with pytest.raises(SystemExit, match="only a loopback"):
             loopback_url(url)
+
+
+class StopsAtTheDepth(Job):
+    """A job whose client presses stop once the search tests the depth (after the value)."""
+
+    def __init__(self) -> None:
+        super().__init__("t", 600.0, None)
+        self.phases: list[str] = []
+
+    def on_progress(self, ev) -> None:
+        self.phases.append(ev.phase)
+        if ev.phase == "testing":
+            self.stop()
+        super().on_progress(ev)
+
+
+def test_a_stop_while_the_depth_is_tested_ends_the_analysis_with_the_value(monkeypatch):
+    """A stop reaches the search's tests after the value (the depth), not only its search for the
+    value: the analysis ends, stopped by the interrupt, with the value proved and no depth. (The
+    server ignored a stop, and Ctrl-C, for minutes while a job tested a depth.) Issue 31's board:
+    the value under uai in seconds, then its depth in about 4 million nodes."""
+    from solver.app.web import analysis
+
+    monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
+    p = parse_position("1------/-------/--xxooo/xxxxooo/ooooooo/ooooooo/ooooooo x 0 1", rules=UAI).position
+    job = StopsAtTheDepth()
+    a = analysis.analyse(Settings(rules=UAI, max_seconds=600.0), job, p).to_json()
+    assert "searching" in job.phases and job.phases[-1] == "testing"
+    assert a["stopped"] == "interrupt" and not a["complete"]
+    assert a["exact"] and a["value"] == -30 and a.get("depth") is None, a

@@ -49,7 +49,8 @@ class Progress:
     ``phase``: 'enumerating' or 'solving' (the retro engine; ``done`` counts positions, of
     ``total`` when known), or 'searching' (the search engine; ``done`` counts nodes, and
     ``position`` is the root searched, ``lower``/``upper`` what is proved so far about its
-    value, from X's side, and ``best_move`` the best move found).
+    value, from X's side, and ``best_move`` the best move found), or 'testing' (the search engine's
+    tests after a value: its depth, a line, a move's bound; ``done`` counts nodes, no interval).
     """
 
     phase: str

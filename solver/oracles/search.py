@@ -374,9 +374,13 @@ class SearchOracle(Oracle):
         return m, t, p.counter
 
     def _tick(self, _progress: np.ndarray) -> None:
-        if self.progress is not None and self._status is not None:
+        if self.progress is None:
+            return
+        nodes = self.states - self._start_nodes
+        if self._status is None:  # a test after the value (its depth, a line, a move's bound)
+            self.progress(Progress("testing", nodes, None, "nodes", time.monotonic() - self._start, self._root))
+        else:
             st = self._status
-            nodes = self.states - self._start_nodes
             root = self._root
             lo, hi = (st.lower, st.upper) if root is None or root.turn == X else (-st.upper, -st.lower)
             move = None if st.best_move is None else code_move(st.best_move)

@@ -254,7 +254,8 @@ class _Search:
     def _progress(self, prog: Progress) -> None:
         if self.stop.is_set():
             raise Stopped
-        self.live = prog
+        if prog.phase != "testing":  # (a test after the value has no interval: keep the search's)
+            self.live = prog
         now = time.monotonic()
         if now - self.last_info >= INFO_EVERY:
             self.last_info = now

@@ -64,7 +64,7 @@ class ProgressView:
         self.done = 0
 
     def __call__(self, ev: Progress) -> None:
-        if ev.phase == "searching":
+        if ev.phase in ("searching", "testing"):
             self._close_bar()
             self.line.show(self.describe(ev) if self.describe else self.where + self.search_text(ev, self.notation))
             return
@@ -82,8 +82,8 @@ class ProgressView:
         who = f"{notation.side(ev.side)} to move: " if ev.side is not None else ""
         best = None if ev.best_move is None or ev.position is None else notation.move(ev.position, ev.best_move)
         move = f", best {best}" if best else ""
-        return (f"{who}value {interval_text(ev.lower, ev.upper)}{move} | {count_text(ev.done)} nodes, "
-                f"{count_text(rate)}/s, {ev.seconds:.1f} s")
+        what = "depth and line" if ev.phase == "testing" else f"value {interval_text(ev.lower, ev.upper)}{move}"
+        return f"{who}{what} | {count_text(ev.done)} nodes, {count_text(rate)}/s, {ev.seconds:.1f} s"
 
     def _close_bar(self) -> None:
         if self.bar is not None:

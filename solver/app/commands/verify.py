@@ -151,8 +151,8 @@ def verify_command(args: argparse.Namespace) -> int:
 
     def describe(ev: Progress) -> str:
         rate = ev.done / ev.seconds if ev.seconds > 0 else 0.0
-        return (f"checked {done[0]}/{len(choices)}: searching, value {interval_text(ev.lower, ev.upper)} | "
-                f"{count_text(ev.done)} nodes, {count_text(rate)}/s")
+        what = "testing" if ev.phase == "testing" else f"searching, value {interval_text(ev.lower, ev.upper)}"
+        return f"checked {done[0]}/{len(choices)}: {what} | {count_text(ev.done)} nodes, {count_text(rate)}/s"
 
     if budget.unlimited(limits) and not args.no_limit:  # no silent hours: a default budget per judged move
         algorithm_for = Solver(algorithm=args.solver, limits=limits, tables=tables).algorithm_for
