@@ -5,6 +5,7 @@ squares; the bench prints its figures beneath a row."""
 
 from __future__ import annotations
 
+import platform
 import random
 import re
 import shutil
@@ -37,6 +38,19 @@ def test_built_outside_the_source_tree_once(program, tmp_path_factory):
     assert baseline.SOURCE.parent not in program.parents
     again = baseline.build(program.parent)
     assert again.path == program
+
+
+@needs_gxx
+def test_built_for_this_processor_or_else_portable(program, tmp_path, monkeypatch):
+    """The program is built for this processor (the popcount instruction, as numba's kernels
+    have it); where the compiler refuses the first flags, with the next, and it still runs."""
+    if platform.machine() == "x86_64":  # (objdump comes with g++'s binutils)
+        assert "popcnt" in subprocess.run(["objdump", "-d", str(program)], capture_output=True, text=True).stdout
+    monkeypatch.setattr(baseline, "FLAGS", (["-O2", "-mno-such-processor-flag"], ["-O2"]))
+    built = baseline.build(tmp_path)
+    assert built.path is not None and built.path.parent == tmp_path, built.reason
+    assert baseline.perft(built.path, "x5o/7/7/7/7/7/o5x x 0 1", 2) == [16, 256]
+    assert [p.name for p in tmp_path.iterdir()] == [built.path.name]  # (no temporary file left)
 
 
 @needs_gxx
