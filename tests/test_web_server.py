@@ -169,3 +169,27 @@ def test_the_load_test_measures_a_server_of_its_own():
     assert records[2]["errors"] == 0 and 0 < records[2]["requests"] <= 50
     assert len(shown) == 5 and "load average" in shown[0] and "load average" in shown[-1]
     assert shown[0].startswith("load test: a server with 2 workers, --max-seconds 10, a new cache, on http://127.0.0.1:")
+
+
+@pytest.mark.slow
+def test_ctrl_c_answers_the_requests_waiting_for_a_solve(served):
+    """Ctrl-C while a request waits for a long solve: the solve stops first and the request gets
+    what it proved (not a 500 and a traceback once uvicorn's graceful shutdown timed out)."""
+    import threading
+
+    s = served("--max-seconds", "600")
+    answers: list = []
+
+    def ask() -> None:
+        with httpx.Client(base_url=s.url, timeout=120) as c:
+            answers.append(c.get("/api/solve", params={"fen": "x5o/7/7/7/7/7/o5x x 0 1"}))
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    s.wait_for(lambda st: [j["waiting"] for j in st["jobs"]] == [1], "the request's solve running")
+    code, err = s.stop()
+    asking.join(60)
+    assert code == 130 and err == "ataxx-solve serve: stopped\n", err
+    [r] = answers
+    assert r.status_code == 200, r.text
+    assert r.json()["stopped"] == "interrupt" and not r.json()["exact"]

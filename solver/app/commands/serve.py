@@ -9,6 +9,7 @@ import socket
 import signal
 import threading
 import webbrowser
+from typing import Any
 
 from solver.app.commands.common import (
     COMMANDS,
@@ -135,8 +136,17 @@ def serve_command(args: argparse.Namespace) -> int:
     print(f"ataxx-solve serve: {url} (analysis board; JSON API at {url}api/solve?fen=...; Ctrl-C stops)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, [url]).start()
+    class Stopping(uvicorn.Server):
+        """On Ctrl-C or SIGTERM the running solves are stopped first, so that the requests waiting
+        for them are answered (with what was proved) within the graceful shutdown, not cut off
+        with a traceback when it times out."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.state.server.pool.stop_all()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+    server = Stopping(config)
     # uvicorn restores the handler it found and raises a caught Ctrl-C again: Python's own handler
     # makes that a KeyboardInterrupt (another one left in place made it return as if asked to stop)
     signal.signal(signal.SIGINT, signal.default_int_handler)
