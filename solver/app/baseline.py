@@ -71,11 +71,11 @@ def build(directory: Path | None = None) -> Baseline:
                                   text=True)
             if proc.returncode == 0:
                 break
-        target = _program(out_dir, source, flags)
         if proc.returncode != 0:
             os.unlink(tmp)
             lines = proc.stderr.strip().splitlines()
             return Baseline(None, f"g++ failed: {lines[0] if lines else proc.returncode}")
+        target = _program(out_dir, source, flags)  # (named by the flags that built it)
         os.chmod(tmp, 0o755)
         os.replace(tmp, target)  # atomic: two benches building at once both end with a whole program
     except OSError as exc:

@@ -136,6 +136,7 @@ def serve_command(args: argparse.Namespace) -> int:
     print(f"ataxx-solve serve: {url} (analysis board; JSON API at {url}api/solve?fen=...; Ctrl-C stops)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, [url]).start()
+
     class Stopping(uvicorn.Server):
         """On Ctrl-C or SIGTERM the running solves are stopped first, so that the requests waiting
         for them are answered (with what was proved) within the graceful shutdown, not cut off
