@@ -226,8 +226,8 @@ class Recorder(Job):
 
 def test_under_the_search_every_moves_value_comes_before_any_depth(monkeypatch):
     """Where the search answers (forced here on small boards, so that the reference solver checks
-    it), each move's position is searched for its value, every move, before any is searched for its
-    depth: the tints come first. The partial answers published meanwhile only narrow, and the
+    it), each move's position is searched for its value, every move (but one the root's solve
+    proved exact), before any is searched for its depth: the tints come first. The partial answers published meanwhile only narrow, and the
     answer is the reference solver's."""
     from solver.app.web import analysis
     from solver.common.limits import Limits
@@ -245,8 +245,11 @@ def test_under_the_search_every_moves_value_comes_before_any_depth(monkeypatch):
         if job.searched:
             searched_some += 1
             playing = sorted(p.move_name(m) for m in p.legal_moves() if p.push(m).result() is None)
-            half = len(job.searched) // 2
-            assert sorted(job.searched[:half]) == sorted(job.searched[half:]) == playing, write_fen(p)
+            # (the depths last, every move's; before them the values, every move's but the one whose
+            # value the root's solve proved already, with its bound)
+            values, depths = job.searched[:-len(playing)], job.searched[-len(playing):]
+            assert sorted(depths) == playing and len(set(values)) == len(values), write_fen(p)
+            assert set(values) <= set(playing) and len(values) >= len(playing) - 1, write_fen(p)
             before = job.partials[0]
             for later in job.partials[1:]:  # (each interval within the one before)
                 for m, k in later.moves.items():
@@ -517,3 +520,33 @@ def test_a_stop_while_the_depth_is_tested_ends_the_analysis_with_the_value(monke
     assert "searching" in job.phases and job.phases[-1] == "testing"
     assert a["stopped"] == "interrupt" and not a["complete"]
     assert a["exact"] and a["value"] == -30 and a.get("depth") is None, a
+
+
+class StopsAtABound(Job):
+    """A job whose client presses stop once the search has proved a bound with a move."""
+
+    def __init__(self) -> None:
+        super().__init__("t", 600.0, None)
+        self.seen: list[tuple] = []
+
+    def on_progress(self, ev) -> None:
+        if ev.phase == "searching" and ev.upper is not None and ev.upper < 0 and ev.best_move is not None:
+            self.seen.append((ev.lower, ev.upper, ev.best_move_name))
+            self.stop()
+        super().on_progress(ev)
+
+
+def test_a_bound_proved_with_a_move_shows_in_that_moves_row(monkeypatch):
+    """Stopped once the root's search proves "O wins" with a move: that move's row says so (its
+    row was left "the outcome is not proved" while the root said O wins, and no move showed how)."""
+    from solver.app.web import analysis
+
+    monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
+    p = parse_position("2o1ooo/1xooooo/xx-o-ox/xxo-ooo/1x-o-ox/1xxooxx/1xxoox1 o 0 32", rules=UAI).position
+    job = StopsAtABound()
+    a = analysis.analyse(Settings(rules=UAI, max_seconds=600.0, cache_path=None), job, p).to_json()
+    assert a["stopped"] == "interrupt" and a["category"] == "win" and a["upper"] < 0 and a["best_move"] is None
+    (_, upper, move), = job.seen
+    rows = {m["uci"]: m for m in a["moves"]}
+    assert (rows[move]["category"], rows[move]["lower"], rows[move]["upper"]) == ("win", -44, upper)
+    assert all(m["category"] == "unknown" for name, m in rows.items() if name != move)

@@ -394,6 +394,19 @@ def _child(analyzer: Analyzer, c: Position, hint: SideResult | None, depth: bool
         return Known(iv), stop_reason(exc)
 
 
+def _best_move_bound(p: Position, side: SideResult, values: dict[Move, Known]) -> tuple[Move, Known] | None:
+    """The bound the solve proved for its best move (``side.best_bound``: the root's bound that this
+    move holds), as that move's narrowed interval; None when it narrows nothing."""
+    m, bound = side.best_move, side.best_bound
+    if m is None or bound is None or m not in values or values[m].complete:
+        return None
+    iv = values[m].interval
+    lower, upper = (max(iv.lower, bound), iv.upper) if p.turn == X else (iv.lower, min(iv.upper, bound))
+    if lower > upper or (lower, upper) == (iv.lower, iv.upper):
+        return None
+    return m, Known(Interval(lower, upper, iv.squares))
+
+
 def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
     """The analysis of p (see the module's docstring), within the job's budget; the job's state
     gets the analysis so far (``partial``) as moves are proved. What was proved is written to
@@ -435,6 +448,10 @@ def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
     if side.stopped and not search:
         _workshop.analyzers.pop(key, None)  # (an engine stopped half way is not asked again)
     direct = Known(side.interval, side.evaluation.depth, True) if side.evaluation is not None else Known(side.interval)
+    proved = _best_move_bound(p, side, values)
+    if proved is not None:  # (the root's bound, proved with its move: that move's row shows it)
+        m, values[m] = proved
+        written.append(SideResult(p.push(m), values[m].interval))
     result.root = root_from_moves(p, values, direct)
     if side.moves:  # an exact engine's move table (or the search's, for a draw): every move at once
         for info in side.moves:
