@@ -132,14 +132,14 @@ def test_moving_entries_to_a_larger_table_loses_none():
             for _ in range(400)]
     for cm, ct, c in keys:
         lo = int(rng.integers(-40, 10))
-        T.store(small, T.bucket(cm, ct, small.shape[0] // T.BUCKET - 1), cm, ct, c, T.CLOCK_EXACT, lo, lo + 5,
+        T.store(small, T.bucket(cm, ct, T.layout(small.shape[0], 49)), cm, ct, c, T.CLOCK_EXACT, lo, lo + 5,
                 0, 0, 0, 0, -2, int(rng.integers(0, 15)))
-    before = {k: T.entry_bounds(small, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
+    before = {k: T.entry_bounds(small, 49, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
     held = {k: v[:2] for k, v in before.items() if v[2]}
     assert 100 < len(held) < 400  # a full small table dropped some
     large = np.zeros((1 << 10, S.ENTRY_WORDS), np.uint64)
-    T.rehash(small, large)
-    after = {k: T.entry_bounds(large, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
+    T.rehash(small, large, 49)
+    after = {k: T.entry_bounds(large, 49, k[0], k[1], k[2], T.CLOCK_EXACT) for k in keys}
     assert {k: v[:2] for k, v in after.items() if v[2]} == held
     # the proof numbers' table the same way
     dsmall = np.zeros((1 << 8, S.ENTRY_WORDS), np.uint64)
@@ -152,6 +152,36 @@ def test_moving_entries_to_a_larger_table_loses_none():
     D.table_rehash(dsmall, dlarge)
     dafter = {i: D.table_probe(dlarge, cm, ct, c, i - 200) for i, (cm, ct, c) in enumerate(keys)}
     assert {i: v for i, v in dafter.items() if v[2]} == dheld
+
+
+def test_keys_near_the_end_share_the_first_buckets():
+    """(ttable.layout) The keys of positions with at most NEAR_EMPTY empty squares go to the table's
+    first 2**NEAR_BITS buckets, whatever its size; the others anywhere in it; a table no larger than
+    that region has one region."""
+    import numpy as np
+    from solver import engine
+    T = engine.ttable
+    rng = np.random.default_rng(6)
+    squares, rows = 45, 1 << 22  # (no table is made: a layout is an integer)
+    region = (1 << T.NEAR_BITS) * T.BUCKET
+    where = T.layout(rows, squares)
+    near = far = outside = 0
+    for _ in range(2000):
+        cells = rng.permutation(squares)
+        pieces = int(rng.integers(squares - 2 * T.NEAR_EMPTY, squares + 1))
+        split = int(rng.integers(0, pieces + 1))
+        cm = np.uint64(sum(1 << int(i) for i in cells[:split]))
+        ct = np.uint64(sum(1 << int(i) for i in cells[split:pieces]))
+        base = T.bucket(cm, ct, where)
+        assert 0 <= base < rows and base % T.BUCKET == 0
+        if squares - pieces <= T.NEAR_EMPTY:
+            assert base < region
+            near += 1
+        else:
+            far += 1
+            outside += base >= region
+        assert T.bucket(cm, ct, T.layout(region, squares)) == T.bucket(cm, ct, T.layout(region, 64)) < region
+    assert near > 500 and far > 500 and outside > 0.8 * far  # (the region is a sixteenth of this table)
 
 
 def test_a_search_dropped_frees_its_tables_at_once():

@@ -298,9 +298,9 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     stats[S_STOP] = 0
     stats[S_ROOTMOVE] = -2
     node_limit = stats[S_NODE_LIMIT]
-    nbmask = tt.shape[0] // ttable.BUCKET - 1
-    nsym = symperm.shape[0]
     squares = np.int64(popcount(playable))
+    nbmask = ttable.layout(tt.shape[0], squares)
+    nsym = symperm.shape[0]
     top = squares * scores.M - scores.HALF  # a threshold above it asks for every square
     cap = 256
     fr, fm, ft, fk1, fk2 = new_frames(cap, NF)

@@ -108,7 +108,8 @@ The transposition table
 -----------------------
 Proved bounds are kept in :mod:`.ttable`, one table shared by every thread of a
 search (lockless entries). It starts small and grows between tests (the caller
-moves its entries to a larger one, :func:`.ttable.rehash`).
+moves its entries to a larger one, :func:`.ttable.rehash`). The keys of positions near
+the end share the table's first buckets, which stay in cache (:func:`.ttable.layout`).
 
 A test whose threshold asks for every square (a depth test of the largest value)
 is cut as chess engines cut mates: a position cannot end in fewer plies than
@@ -555,10 +556,10 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     stats[S_ROOTMOVE] = -2
     node_limit = stats[S_NODE_LIMIT]
     next_abort_check = stats[S_NODES] + 16384  # the abort flag is read every 16,384 nodes
-    nbmask = tt.shape[0] // BUCKET - 1
+    squares = np.int64(popcount(playable))
+    nbmask = ttable.layout(tt.shape[0], squares)  # (the table's buckets: :func:`.ttable.bucket`)
     ttflat = tt.reshape(-1)  # the same entries as words, for prefetching
     nsym = symperm.shape[0]
-    squares = np.int64(popcount(playable))
     top = squares * M - M // 2  # a score above it is a value of every square
     cap = 256
     fr, fm, ft, fk1, fk2 = new_frames(cap, NF)
@@ -880,10 +881,11 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
 
 
 @njit(cache=True)
-def table_move(tt, mine, theirs, counter, clock_kind, canon, syminv):
-    """The table's move for a position (in its own orientation), or -2."""
+def table_move(tt, squares, mine, theirs, counter, clock_kind, canon, syminv):
+    """The table's move for a position (in its own orientation) of a board of ``squares`` playable
+    squares, or -2."""
     cm, ct, sym = canonical(mine, theirs, canon)
-    return ttable.root_move(tt, cm, ct, counter, clock_kind, sym, syminv)
+    return ttable.root_move(tt, squares, cm, ct, counter, clock_kind, sym, syminv)
 
 
 @njit(cache=True)
@@ -893,7 +895,7 @@ def proof_from_table(mine, theirs, counter, s, geo, tt, clock_kind, tb):
     (-2, 0) when none does."""
     playable, adj, jmp, reach, canon, symperm, syminv, rules = geo
     tb_max = tb[4][T_MAX]
-    nbmask = tt.shape[0] // BUCKET - 1
+    nbmask = ttable.layout(tt.shape[0], popcount(playable))
     nsym = symperm.shape[0]
     moves = np.empty(MAX_MOVES, np.int64)
     n = _expand(mine, theirs, playable, adj, jmp, np.zeros(8192, np.int64), moves, np.empty(MAX_MOVES, np.int64),

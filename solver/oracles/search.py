@@ -417,7 +417,7 @@ class SearchOracle(Oracle):
         while (1 << bits) < want and bits < self.tt_bits:
             bits = min(bits + 2, self.tt_bits)
         tt = large_zeros((1 << bits, engine.search.ENTRY_WORDS), np.uint64)
-        engine.ttable.rehash(self.tt, tt)
+        engine.ttable.rehash(self.tt, tt, np.int64(self.squares))
         self.tt = tt
         if self.dtt is not None:
             dtt = large_zeros((tt.shape[0] // 2, engine.search.ENTRY_WORDS), np.uint64)
@@ -771,8 +771,8 @@ class SearchOracle(Oracle):
     def guess_move(self, mine: int, theirs: int, counter: int) -> int:
         """The table's move for the position, else the first move in the search's order."""
         T = self.tables
-        code = int(engine.search.table_move(self.tt, np.uint64(mine), np.uint64(theirs), np.int64(counter),
-                                            np.int64(self.clock_kind), T.canon, T.syminv))
+        code = int(engine.search.table_move(self.tt, np.int64(self.squares), np.uint64(mine), np.uint64(theirs),
+                                            np.int64(counter), np.int64(self.clock_kind), T.canon, T.syminv))
         moves = np.empty(engine.search.MAX_MOVES, np.int64)
         n = int(engine.kernels.gen_moves(np.uint64(mine), np.uint64(theirs), T.playable, T.adj, T.jmp, moves))
         if n == 0:
