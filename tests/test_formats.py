@@ -101,6 +101,8 @@ MALFORMED = [
     ("", "the input is empty", None),
     ("; only a comment\n", "the input is empty", None),
     ("x5o/7/7/7/7/7/o5x q 0 1\n", "side to move must be 'x' or 'o'", 1),
+    ("x5o/7/7/7/7/7/o5z x 0 1\n", "FEN board has an unknown character 'z'", 1),  # (not a grid's '5')
+    ("x5o/7/7/7/7/7/o5#x o\n", "FEN board has an unknown character '#'", 1),
     ("x5o/7/7/7/7/7/o5x x -3 1\n", "counter must be a whole number", 1),
     ("x5o/7/7/7/7/7/o5x x 0 0\n", "move number must be a whole number from 1 to", 1),
     ("x5o/7/7/7/7/7/o5x x 0 1 extra\n", "unexpected 'extra'", 1),

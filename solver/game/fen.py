@@ -268,7 +268,8 @@ def looks_like_fen(text: str) -> bool:
     board = toks[0]
     scanned(2 * len(board))
     if not _FEN_CHARS.issuperset(board):
-        return False
+        # ranks and a side to move: a FEN with a wrong character, which parsing it names
+        return "/" in board and len(toks) >= 2 and toks[1].lower() in _SIDE_LETTERS
     if "/" in board or any("0" <= ch <= "9" for ch in board):
         return True
     return len(toks) >= 3 and toks[1].lower() in _SIDE_LETTERS and toks[2].isascii() and toks[2].isdigit()
