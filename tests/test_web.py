@@ -227,8 +227,8 @@ class Recorder(Job):
 def test_under_the_search_every_moves_value_comes_before_any_depth(monkeypatch):
     """Where the search answers (forced here on small boards, so that the reference solver checks
     it), each move's position is searched for its value, every move (but one the root's solve
-    proved exact), before any is searched for its depth: the tints come first. The partial answers published meanwhile only narrow, and the
-    answer is the reference solver's."""
+    proved exact), before any is searched for its depth: the tints come first. The partial answers
+    published meanwhile only narrow, and the answer is the reference solver's."""
     from solver.app.web import analysis
     from solver.common.limits import Limits
     from solver.solve.solver import Solver

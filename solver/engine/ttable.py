@@ -36,10 +36,8 @@ current run are no more (see ``search``'s docstring for why that is the conditio
 **Where keys go** (:func:`layout`, :func:`bucket`): a key's bucket is its hash within the whole
 table, except for the positions near the end (at most ``NEAR_EMPTY`` empty squares), whose
 buckets are the table's first ``2**NEAR_BITS`` (8 MiB, within the processor's last-level cache
-however large the table). Most of a search's nodes are near its leaves, and their probes then
-seldom wait for memory: measured, one thread, 512 MiB table, 30 million nodes a position,
-`engines-8-uai` 4.3 to 4.6 million nodes a second before, 4.6 to 5.2 after; `engines-6-uai`
-4.8 to 5.2 before, 5.8 to 6.1 after. The choice of bucket only decides where an entry may be
+however large the table), so that the probes near the leaves wait less for memory (measured in
+the README, "Where a node's time goes"). The choice of bucket only decides where an entry may be
 lost to another; a probe still finds only bounds proved for its key.
 
 Kernels take and return plain arrays and integers.

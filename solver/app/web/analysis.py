@@ -450,8 +450,9 @@ def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
     direct = Known(side.interval, side.evaluation.depth, True) if side.evaluation is not None else Known(side.interval)
     proved = _best_move_bound(p, side, values)
     if proved is not None:  # (the root's bound, proved with its move: that move's row shows it)
-        m, values[m] = proved
-        written.append(SideResult(p.push(m), values[m].interval))
+        best, narrowed = proved
+        values[best] = narrowed
+        written.append(SideResult(p.push(best), narrowed.interval))
     result.root = root_from_moves(p, values, direct)
     if side.moves:  # an exact engine's move table (or the search's, for a draw): every move at once
         for info in side.moves:
