@@ -119,9 +119,9 @@ needs it (mate-distance pruning; exact, a bound on every line from the node).
 
 Before searching a node's moves, the node's own table move is tried first
 without generating the others (most cut-offs come from it); when it does not cut,
-the other moves are generated, and where enough plies are left in the run the table
-is read for each child (enhanced transposition cut-offs): a child already refuted
-cuts the node at once. A child that is over, or cut by the budget, is scored in
+the other moves are generated, and at the test's first ``O_ETC_PLIES`` plies the
+table is read for each child (enhanced transposition cut-offs): a child already
+refuted cuts the node at once. Deeper, the reads cost more than the cut-offs save. A child that is over, or cut by the budget, is scored in
 place without a frame of its own.
 
 A side with no pieces (classic)
@@ -211,7 +211,7 @@ NSTATS = 27
 # stop reasons
 STOP_ABORT, STOP_NODES, STOP_STACK = 1, 2, 3
 # options (int64 array)
-O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_MAX_STACK, O_ETC_LEFT, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(9)
+O_BUDGET, O_CUT, O_LOOPY, O_CLOCK, O_MAX_STACK, O_ETC_PLIES, O_LAST, O_LAST_PLIES, O_LAST_NODES = range(9)
 NOPTS = 9
 # clock kinds: how an entry's counter field is read (:mod:`.ttable`)
 CLOCK_EXACT, CLOCK_UAI, CLOCK_NONE = 0, 1, 2
@@ -525,8 +525,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     ci, history, stats, abort): this thread's conditional table, history, counters
     and abort flag; ``opts`` (int64): the budget (0: the real game) and how its cut scores for
     the root's mover, whether the repetition rule applies, the clock kind (``CLOCK_*``: how the
-    table reads its counter field), the stack's limit in plies, the plies left in a run from which enhanced
-    transposition cut-offs are tried, and the last plies' solver (:mod:`.lastplies`): the
+    table reads its counter field), the stack's limit in plies, the plies from the test's root within
+    which enhanced transposition cut-offs are tried, and the last plies' solver (:mod:`.lastplies`): the
     children with at most this many empty squares (0: none) it is asked about, the plies and
     the nodes it may take for each;
     ``tb``: the tablebases probed at the leaves (:mod:`.tbprobe`; ``tb_max`` -1: none).
@@ -547,7 +547,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     loopy = opts[O_LOOPY] != 0
     clock_kind = opts[O_CLOCK]
     max_stack = opts[O_MAX_STACK]
-    etc_left = opts[O_ETC_LEFT]
+    etc_plies = opts[O_ETC_PLIES]
     last_max, last_plies, last_nodes = opts[O_LAST], opts[O_LAST_PLIES], opts[O_LAST_NODES]
     lcnt = np.zeros(NLCOUNT, np.int64)
     tb_max = tb[4][T_MAX]
@@ -718,7 +718,7 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             stats[S_GENERATED] += n
             fr[ply, F_N] = n
             fr[ply, F_GEN] = 1
-            if etc_left > 0 and (budget == 0 or left >= etc_left) and n > 1:
+            if ply < etc_plies and n > 1:
                 # enhanced transposition cut-off: a child the table already refutes
                 etc_v, etc_mv = _etc(m, t, c, fr[ply, F_RUN], moff, 0, n, mv, nsym, canon, adj, rules, tt, ttflat,
                                      nbmask, clock_kind, budget, 3 - cutw if cutw != 0 else np.int64(0), be, probe)
@@ -843,9 +843,8 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
                     break
             fr[ply, F_N] = n
             fr[ply, F_GEN] = 1
-            left = fr[ply, F_LEFT]
             cutw = fr[ply, F_CUTW]
-            if etc_left > 0 and (budget == 0 or left >= etc_left) and n > 2:
+            if ply < etc_plies and n > 2:
                 etc_v, etc_mv = _etc(m, t, fr[ply, F_C], fr[ply, F_RUN], moff, 1, n, mv, nsym, canon, adj, rules,
                                      tt, ttflat, nbmask, clock_kind, budget, 3 - cutw if cutw != 0 else np.int64(0),
                                      fr[ply, F_BE], probe)
