@@ -129,6 +129,27 @@ def test_the_last_plies_answer_children_and_every_value_stays_the_references(rul
     assert compared >= 10 and answered > 0
 
 
+@pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
+def test_transposition_cut_offs_at_any_depth_keep_every_value_the_references(rules):
+    """Enhanced transposition cut-offs (the search's "Before searching a node's moves") are tried
+    at a test's first plies only (``ETC_PLIES``): never, there, and at every node, the values and
+    depths are the reference's, and where they are tried they cut."""
+    cuts = {0: 0, 4: 0, 64: 0}
+    compared = 0
+    # positions (fixed seeds) whose references stay small and where the cut-offs have work
+    seed, shapes = (97, [(3, 3), (3, 4)]) if rules is CLASSIC else (89, [(2, 3), (3, 3), (2, 4), (2, 5)])
+    for p in random_positions(seed, 14, shapes=shapes, rules=rules, fill=(0.35, 0.3, 0.25)):
+        if p.is_over():
+            continue
+        expected = ReferenceSolution([p], max_states=100_000).lookup(p)
+        for plies in cuts:
+            oracle = SearchOracle(p.board, rules, tt_bits=12, threads=1)
+            oracle.etc_plies = plies
+            assert oracle.lookup(p) == expected, (p, plies)
+            cuts[plies] += oracle.counters()["etc_cuts"]
+        compared += 1
+    assert compared >= 10 and cuts[0] == 0 and cuts[4] > 0 and cuts[64] > 0
+
 def test_issue_31_board_under_uai_value_and_depth_within_a_node_budget():
     """Issue 31: one empty square walled in by blocks, a jump war until the clock's limit. The
     search of the real game (the clock in the key, no repetition rule) gives the value and its

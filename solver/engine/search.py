@@ -121,8 +121,9 @@ Before searching a node's moves, the node's own table move is tried first
 without generating the others (most cut-offs come from it); when it does not cut,
 the other moves are generated, and at the test's first ``O_ETC_PLIES`` plies the
 table is read for each child (enhanced transposition cut-offs): a child already
-refuted cuts the node at once. Deeper, the reads cost more than the cut-offs save. A child that is over, or cut by the budget, is scored in
-place without a frame of its own.
+refuted cuts the node at once (deeper, the reads cost more than the cut-offs save).
+A child that is over, or cut by the budget, is scored in place without a frame of
+its own.
 
 A side with no pieces (classic)
 -------------------------------
@@ -525,10 +526,10 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
     ci, history, stats, abort): this thread's conditional table, history, counters
     and abort flag; ``opts`` (int64): the budget (0: the real game) and how its cut scores for
     the root's mover, whether the repetition rule applies, the clock kind (``CLOCK_*``: how the
-    table reads its counter field), the stack's limit in plies, the plies from the test's root within
-    which enhanced transposition cut-offs are tried, and the last plies' solver (:mod:`.lastplies`): the
-    children with at most this many empty squares (0: none) it is asked about, the plies and
-    the nodes it may take for each;
+    table reads its counter field), the stack's limit in plies, the plies from the test's root
+    within which enhanced transposition cut-offs are tried, and the last plies' solver
+    (:mod:`.lastplies`): the children with at most this many empty squares (0: none) it is
+    asked about, the plies and the nodes it may take for each;
     ``tb``: the tablebases probed at the leaves (:mod:`.tbprobe`; ``tb_max`` -1: none).
     Returns the score, and in ``stats[S_ROOTMOVE]`` the root's best move (the move that proves
     a score at least s; -2 when the game is over at the root or the answer needed no move);
