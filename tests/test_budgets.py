@@ -129,6 +129,7 @@ def test_the_last_plies_answer_children_and_every_value_stays_the_references(rul
     assert compared >= 10 and answered > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
 def test_transposition_cut_offs_at_any_depth_keep_every_value_the_references(rules):
     """Enhanced transposition cut-offs (the search's "Before searching a node's moves") are tried
