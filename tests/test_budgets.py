@@ -151,6 +151,7 @@ def test_transposition_cut_offs_at_any_depth_keep_every_value_the_references(rul
         compared += 1
     assert compared >= 10 and cuts[0] == 0 and cuts[4] > 0 and cuts[64] > 0
 
+
 def test_issue_31_board_under_uai_value_and_depth_within_a_node_budget():
     """Issue 31: one empty square walled in by blocks, a jump war until the clock's limit. The
     search of the real game (the clock in the key, no repetition rule) gives the value and its
