@@ -111,7 +111,7 @@ BUDGETS = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 250)  # plies of a 
 BUDGET_LIMIT = BUDGETS[-1]  # the largest budget before the search of the real game (plies left fit a byte)
 # enhanced transposition cut-offs at the nodes of a test's first plies. At every node they cost more than
 # they saved: the 6-empty engine games, one thread, 60 M nodes a position, 4 plies against every node: under
-# classic 3 against 2 exact in 19 % less CPU, under uai 3 against 2 in 24 % less (8 empty: 13 % less CPU)
+# classic 3 against 2 exact in 19 to 25 % less CPU, under uai 3 against 2 in 17 to 24 % less (8 empty: 13 %)
 ETC_PLIES = 4
 LAST_EMPTY = 3  # children with at most this many empty squares go to the last plies' solver first
 LAST_PLIES = 8  # the plies it may follow
