@@ -406,6 +406,40 @@ def test_an_interval_that_loses_is_tinted_as_a_loss(browser, tmp_path):
         server.stop()
 
 
+def test_a_new_board_asked_for_wins_over_the_pages_own_that_answers_later(browser, server):
+    """The page opens on a new board of its own; a user who asks for another before that one's
+    answer arrives gets theirs, whichever answer comes last (here the page's first request is held
+    until the user's board is shown, then let through)."""
+    from solver.app.web.inputs import new_board
+    from solver.game.rules import CLASSIC
+
+    held = []
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        page = context.new_page()
+        page.route("**/api/new?*", lambda route: held.append(route) if not held else route.continue_())
+        page.goto(server.url)
+        for _ in range(600):  # the page's own request, held
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held and "blocks=" not in held[0].request.url
+        blocks = "b2 c2 d2 b3 c3 d3 b4 c4 d4"
+        p = new_board("5", "5", blocks, "corners", CLASSIC, "x")
+        page.select_option("#new-rows", "5")
+        page.select_option("#new-cols", "5")
+        page.fill("#new-blocks", blocks)
+        page.click("#new")
+        wait_analysed(page, p)
+        with page.expect_response(lambda r: r.request == held[0].request):
+            held[0].continue_()
+        page.wait_for_timeout(1000)  # (time for the late answer to be acted on, were it acted on)
+        assert page.get_attribute("#board", "data-fen") == write_fen(p)
+        assert page.get_attribute("#board", "data-analysed") == "1"
+    finally:
+        context.close()
+
+
 def test_a_5x5_game_from_the_start_with_every_move_exact(browser, tmp_path):
     """With ``--tables DIR`` holding a board's tables, a game from its start is exact at every ply:
     the 5 x 5 board whose centre 3 x 3 is blocked (16 squares: its tables build in seconds), picked

@@ -18,6 +18,7 @@ const state = {
   events: null,        // the EventSource of the running analysis
   job: null,
   token: 0,            // which showing of a position is current (answers to older ones are dropped)
+  asked: 0,            // which request for a new line (a new board, a loaded text) is the latest
 };
 
 function say(text) { $("message").textContent = text || ""; }
@@ -51,7 +52,10 @@ function valueText(a) {
 
 function current() { return state.line[state.index]; }
 
+// A new line replaces the old one; a request for one still on its way (a new board, a loaded
+// text) is then out of date, and its answer is dropped: the latest action wins.
 function setLine(line, index) {
+  state.asked++;
   state.line = line;
   state.index = index;
   state.selected = null;
@@ -403,8 +407,10 @@ async function facts() {
 // -- loading positions and games ------------------------------------------------------------------
 
 async function load(text) {
+  const asked = ++state.asked;
   try {
     const answer = await getJSON(`/api/load?${query({rules: state.rules})}`, {method: "POST", body: text});
+    if (asked !== state.asked) return;
     if (answer.kind === "position") {
       state.source = null;
       $("game").hidden = true;
@@ -423,7 +429,7 @@ async function load(text) {
     $("game").hidden = false;
     if (answer.errors.length) say(answer.errors[0]);
     openGame(answer.games[0].number);
-  } catch (err) { say(err.message); }
+  } catch (err) { if (asked === state.asked) say(err.message); }
 }
 
 function openGame(number) {
@@ -494,13 +500,15 @@ async function download() {
 }
 
 async function newBoard() {
+  const asked = ++state.asked;
   try {
     const pos = await getJSON(`/api/new?${query({rows: $("new-rows").value, cols: $("new-cols").value,
       blocks: $("new-blocks").value, start: $("new-start").value, turn: $("new-turn").value, rules: state.rules})}`);
+    if (asked !== state.asked) return;
     state.source = null;
     $("game").hidden = true;
     setLine([{fen: pos.fen, move: null}], 0);
-  } catch (err) { say(err.message); }
+  } catch (err) { if (asked === state.asked) say(err.message); }
 }
 
 // -- start ------------------------------------------------------------------------------------
