@@ -3,6 +3,7 @@ the typed core (the type checker runs here), and the inputs users already have."
 
 import doctest
 import importlib
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ import solver
 from helpers import random_positions
 from solver import PASS, ConflictError, Entry, Limits, Move, Position, Solver, parse_position
 from solver.tables import checks as tablechecks
-from solver.oracles.exact import analysis_by_tests
+from solver.oracles.exact import analysis_by_tests, draw_analysis_by_tests
+from solver.io.formats import read_file
 from solver.solve.analysis import Analyzer
 from solver.app.cli import main
 from solver.oracles.retro import RetroOracle
@@ -192,13 +194,46 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
             proof = o.proving_move(q, value_threshold(want[0]))  # a move, and the score it proves
             assert proof is not None and proof[1] >= value_threshold(want[0])
             assert not Oracle.score_test(ref, q.push(proof[0]), -widen(proof[1]) + 1)[0], (q, proof)
-        if want[0] != 0:  # the analysis by tests (the search's path) against the reference's, move by move
-            fast = analysis_by_tests(SearchOracle(q.board, rules), q, want[0])
-            an = Analyzer(ref)
-            infos = an.moves(q)
-            assert fast.depth == want[1] and fast.best_move == an.best_move(q)
-            assert fast.optimal_moves == [i.move for i in an.moves(q, order="notation") if i.optimal]
-            assert fast.line == an.principal_variation(q).moves and infos
+        # the analysis by tests (the search's path; a draw's by its own walk) against the reference's
+        search = SearchOracle(q.board, rules)
+        fast = analysis_by_tests(search, q, want[0]) if want[0] != 0 else draw_analysis_by_tests(search, q)
+        an = Analyzer(ref)
+        infos = an.moves(q, order="notation")
+        best = next(i for i in infos if i.preferred)
+        assert fast.depth == (None if want[1] == math.inf else want[1]) and fast.best_move == best.move, q
+        assert fast.optimal_moves == [i.move for i in infos if i.optimal]
+        assert fast.tied_moves == [i.move for i in infos if i.optimal and i.depth == best.depth]
+        pv = an.principal_variation(q)
+        assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [CLASSIC, UAI], ids=lambda r: r.name)
+def test_a_draws_analysis_by_tests_is_the_references(rules):
+    """The search's analysis of a drawn position (one test per move, the walk of the longest
+    drawing line) against the reference's values: depth (none for a draw by infinite play), the
+    preferred move, the optimal and tied moves, the line and whether it ends at a repetition."""
+    ref = ReferenceOracle()
+    an = Analyzer(ref)
+    kinds = {False: 0, True: 0}  # finite draws, draws by infinite play
+    small = random_positions(62, 300, rules=rules, shapes=[(2, 3), (3, 3), (2, 4), (1, 6)],
+                             max_empty=3 if rules.counter else 5)  # (the clock makes the reference slow)
+    cycles = [e.position for e in read_file("positions/cycles.txt")] if rules is CLASSIC else []
+    for q in cycles + small + random_positions(62, 300, rules=rules, max_empty=4):
+        if min(kinds.values()) >= 8 or (rules.counter and kinds[False] >= 8):
+            break
+        if q.is_over() or ref.value(q) != 0 or kinds[ref.lookup(q)[1] == math.inf] >= 8:
+            continue
+        kinds[ref.lookup(q)[1] == math.inf] += 1
+        fast = draw_analysis_by_tests(SearchOracle(q.board, rules), q)
+        infos = an.moves(q, order="notation")
+        best = next(i for i in infos if i.preferred)
+        assert fast.depth == best.depth and fast.best_move == best.move, q
+        assert fast.optimal_moves == [i.move for i in infos if i.optimal]
+        assert fast.tied_moves == [i.move for i in infos if i.optimal and i.depth == best.depth]
+        pv = an.principal_variation(q)
+        assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
+    assert kinds[False] >= 4 and (rules.counter or kinds[True] >= 4), kinds
 
 
 @pytest.mark.slow

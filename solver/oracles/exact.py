@@ -12,11 +12,12 @@ drawing children of a value-0 position for the longest finite line (infinite thr
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from solver.common.limits import LimitError, StateLimitError
+from solver.common.limits import BudgetError, LimitError, StateLimitError
 from solver.common.scores import HALF, M, parent_score, value_threshold, widen
-from solver.game.rules import Move, Position
+from solver.game.rules import Move, Position, move_order_key
 from solver.oracles.oracle import Oracle, mover_value
 
 #
@@ -29,20 +30,25 @@ OPTIMAL_BUDGET = 1 << 20  # nodes each move may take to show whether it keeps th
 # nodes each test of the depth may take: where jump wars can repeat, the longest loss is a long
 # question (3 empty squares of a 7 x 7 board: 3 billion nodes); the value stays exact without it
 DEPTH_BUDGET = 1 << 24
+# nodes the depth of a draw may take: every position of the longest drawing line and its moves'
+# tests (a draw kept by jump wars may have millions of such positions; the value stays exact)
+DRAW_BUDGET = 1 << 26
+DRAW_WALK_LIMIT = 200_000  # positions the walk of a draw's depth may visit
 
 
 @dataclass(frozen=True)
 class ExactLine:
-    """The analysis of a position whose value is exact and not 0, by tests: the depth, the
-    preferred move (SPEC section 4), the principal variation, the moves that keep the value and
-    the ones that keep its depth too, ``tied_moves`` (each None when showing it for every move took
-    more than its budget or a limit stopped it)."""
+    """The analysis of a position whose value is exact, by tests: the depth (None: a draw by
+    infinite play), the preferred move (SPEC section 4), the principal variation, the moves that
+    keep the value and the ones that keep its depth too, ``tied_moves`` (each None when showing it
+    for every move took more than its budget or a limit stopped it)."""
 
-    depth: int
+    depth: int | None
     best_move: Move
     line: list[Move]
     optimal_moves: list[Move] | None
     tied_moves: list[Move] | None = None
+    repeated: bool = False  # (a draw by infinite play: the line stops at its first repeated position)
 
 
 def exact_score(oracle: Oracle, p: Position, value: int, budget: int = 0) -> int:
@@ -136,46 +142,111 @@ def draw_depth(oracle: Oracle, p: Position, memo: dict, limit: int) -> float:
     """Depth of a drawn position (value 0) from values alone: 1 + the longest drawing child,
     infinite through a cycle (a draw by infinite play); ``memo`` keeps what earlier walks found.
     Raises StateLimitError past ``limit`` positions walked."""
+    def drawing(q: Position) -> list[tuple[Move, Position]]:
+        return [(m, c) for m, c in ((m, q.push(m)) for m in q.legal_moves()) if oracle.value(c) == 0]
+
+    return walk_draw(p, drawing, memo, {}, limit)
+
+
+def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Position]]], memo: dict,
+              kids: dict, limit: int, check: Callable[[], None] | None = None) -> float:
+    """The depth of a drawn position p: 1 + the longest of its drawing children (``drawing(q)``:
+    the moves of q that keep the draw, with the positions they reach), 0 for a finished game,
+    infinite through a cycle. ``memo`` keeps each walked position's depth by key (the same under
+    symmetry), ``kids`` its drawing moves by position; ``check()`` is called before each new
+    position is walked (to raise a limit). Raises StateLimitError past ``limit`` positions walked."""
     on_path: set = set()
     walked = 0
-
-    def drawing_children(q: Position) -> list[Position]:
-        return [c for c in (q.push(m) for m in q.legal_moves()) if oracle.value(c) == 0]
-
     root_key = p.key()
     if root_key in memo:
         return float(memo[root_key])
+
+    def children(q: Position) -> list[tuple[Move, Position]]:
+        if q not in kids:
+            kids[q] = drawing(q)
+        return kids[q]
+
     # iterative depth-first walk: frames of (key, children, next index, longest so far)
-    stack: list[tuple] = [(root_key, drawing_children(p), 0, -1)]
+    stack: list[tuple] = [(root_key, children(p), 0, -1)]
     on_path.add(root_key)
     result = None
     while stack:
-        key, children, i, longest = stack.pop()
+        key, todo, i, longest = stack.pop()
         if result is not None:  # a child just finished
             longest = max(longest, result)
             result = None
             i += 1
-        if longest == math.inf or i >= len(children):
+        if longest == math.inf or i >= len(todo):
             depth = math.inf if longest == math.inf else longest + 1
             memo[key] = depth
             on_path.discard(key)
             result = depth
             continue
-        c = children[i]
+        c = todo[i][1]
         if c.is_over():
-            stack.append((key, children, i + 1, max(longest, 0)))
+            stack.append((key, todo, i + 1, max(longest, 0)))
             continue
         ck = c.key()
         if ck in on_path:
-            stack.append((key, children, i + 1, math.inf))
+            stack.append((key, todo, i + 1, math.inf))
             continue
         if ck in memo:
-            stack.append((key, children, i + 1, max(longest, memo[ck])))
+            stack.append((key, todo, i + 1, max(longest, memo[ck])))
             continue
         walked += 1
         if walked > limit:
             raise StateLimitError(f"the length of this draw needs more than {limit:,} positions walked", walked)
-        stack.append((key, children, i, longest))
+        if check is not None:
+            check()
+        stack.append((key, todo, i, longest))
         on_path.add(ck)
-        stack.append((ck, drawing_children(c), 0, -1))
+        stack.append((ck, children(c), 0, -1))
     return float(memo[root_key])
+
+
+def draw_analysis_by_tests(oracle: Oracle, p: Position, budget: int = DRAW_BUDGET,
+                           limit: int = DRAW_WALK_LIMIT) -> ExactLine:
+    """The depth, preferred move, line and optimal moves of a drawn position p (value 0) by tests:
+    a child keeps the draw when one test shows that its mover cannot win
+    (:func:`keeps_value`, each within :data:`DEPTH_BUDGET` nodes); the depth is the longest
+    drawing line (:func:`walk_draw`, infinite through a cycle), the preferred move the drawing
+    move that postpones the end longest (then the first in notation order), the line the preferred
+    moves to the end of the game or to the first repeated position. The whole walk may take
+    ``budget`` of the oracle's nodes and ``limit`` positions. Raises LimitError
+    (:class:`~solver.common.limits.BudgetError` past the budget)."""
+    start = oracle.states
+
+    def drawing(q: Position) -> list[tuple[Move, Position]]:
+        return [(m, q.push(m)) for m in q.legal_moves() if keeps_value(oracle, q, m, 0, DEPTH_BUDGET)]
+
+    def check() -> None:
+        if oracle.states - start > budget:
+            raise BudgetError(f"the depth of this draw needs more than {budget:,} nodes of tests")
+
+    memo: dict = {}
+    kids: dict = {}
+
+    def depth_of(q: Position) -> float:
+        return 0.0 if q.is_over() else walk_draw(q, drawing, memo, kids, limit, check)
+
+    def preferred(q: Position) -> tuple[Move, float]:
+        if q not in kids:
+            kids[q] = drawing(q)
+        ranked = [(m, depth_of(c)) for m, c in kids[q]]
+        return min(ranked, key=lambda md: (-md[1], move_order_key(q.board, md[0])))
+
+    depth = depth_of(p)
+    best, best_depth = preferred(p)
+    optimal = [m for m, _ in kids[p]]
+    tied = [m for m, c in kids[p] if depth_of(c) == best_depth]
+    line: list[Move] = []
+    seen, cur, repeated = {p}, p, False
+    while not cur.is_over():
+        m = preferred(cur)[0]
+        cur = cur.push(m)
+        line.append(m)
+        if cur in seen:
+            repeated = True
+            break
+        seen.add(cur)
+    return ExactLine(None if depth == math.inf else int(depth), best, line, optimal, tied, repeated)

@@ -45,7 +45,7 @@ from solver.game.rules import (
     side_name,
 )
 from solver.io.formats import Entry, parse_position
-from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests
+from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests, draw_analysis_by_tests
 from solver.oracles.oracle import STOP_REASONS, Oracle, ProgressCallback, StopReason, stop_reason
 from solver.oracles.reference import ReferenceOracle
 from solver.oracles.retro import RetroOracle
@@ -375,8 +375,9 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             continue
         nodes0 = oracle.states
         try:
-            if proves_bounds and not dominance and res.interval.lower != 0 and not p.is_over():
-                fast = analysis_by_tests(oracle, p, res.interval.lower * p.turn.sign)
+            if proves_bounds and not dominance and not p.is_over():
+                fast = (analysis_by_tests(oracle, p, res.interval.lower * p.turn.sign) if res.interval.lower != 0
+                        else draw_analysis_by_tests(oracle, p))
                 end = p
                 for m in fast.line:
                     end = end.push(m)
@@ -384,7 +385,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 res.tied_moves = fast.tied_moves
                 res.evaluation = Evaluation(res.interval.lower, fast.depth)
                 res.best_move, res.best_bound = fast.best_move, res.interval.lower
-                res.line = Line(p, fast.line, end)
+                res.line = Line(p, fast.line, end, repeated=fast.repeated)
             else:
                 res.evaluation = analyzer.evaluate(p)
                 res.interval = Interval(res.evaluation.value, res.evaluation.value, squares)
@@ -402,8 +403,11 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.stopped = stop_reason(exc)
             if proves_bounds:  # the side's nodes count the analysis too; the message says why only
                 res.nodes += oracle.states - nodes0
-                res.stop_message = (f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)"
-                                    if res.stopped == StopReason.DEPTH else oracle.stop_message(res.stopped)) or None
+                if res.stopped == StopReason.DEPTH:
+                    res.stop_message = (f"{exc} (the value is exact)" if str(exc).startswith("the depth of this draw")
+                                        else f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)")
+                else:
+                    res.stop_message = oracle.stop_message(res.stopped) or None
             else:
                 res.stop_message = str(exc) or None
             if res.stopped == StopReason.INTERRUPT:
