@@ -94,6 +94,20 @@ def test_an_interrupted_search_reports_bounds_and_its_reason():
     assert b.nodes >= 20_000 and -49 <= b.lower <= b.upper <= 49
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_line_that_outgrows_the_stack_leaves_the_time_to_the_other_provers(threads):
+    """Issue 27's 6-empty classic board: the search of the real game follows a jump war of
+    distinct positions far past any stack. With the least stack (1,024 plies) that prover stops;
+    proof numbers and the ladders go on to the node limit, and O's draw is proved as before."""
+    p = parse_position("xxooooo/oxxxxx1/xooo1ox/xxx-oox/xx1oooo/xxxo1oo/xxx2oo o 0 1").position
+    oracle = SearchOracle(p.board, p.rules, node_limit=20_000_000, threads=threads)
+    oracle.max_stack = 1024
+    b = oracle.bounds(p)
+    assert b.stopped == "nodes" and b.nodes >= 20_000_000
+    assert (b.lower, b.upper) == (0, 48)  # the mover's (O's): it at least draws
+
+
 def test_proofs_resting_on_repetitions_are_reused_inside_the_loop():
     """A trivially true test on a 6-square loopy board: O can jump forever while X, with no
     pieces, passes. Every result rests on repetitions; without the conditional table the

@@ -325,6 +325,7 @@ class SearchOracle(Oracle):
         self._root: Position | None = None  # the position :meth:`bounds` searches (for progress reports)
         self._start, self._start_nodes = time.monotonic(), 0
         self._draw_memo: dict = {}
+        self._overflowed: set = set()  # tests (mine, theirs, counter, s) whose real-game line outgrew the stack
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
@@ -465,12 +466,15 @@ class SearchOracle(Oracle):
         search of the real game. With more than one of the three kinds (proof numbers, ladders,
         the real game) on one thread they take turns in node slices that grow fourfold, each
         resuming where it stopped (the proof numbers from their table, a ladder from its budget,
-        the real game from what the table keeps). ``won`` says that another thread has answered.
-        Raises :class:`SearchStopped`."""
+        the real game from what the table keeps). A kind whose line of play outgrows the stack
+        ('stack') leaves the turns to the others (the real game's test is not tried again).
+        ``won`` says that another thread has answered. Raises :class:`SearchStopped`."""
         ladders = tuple(p for p in provers if p in ("P", "F"))
         kinds = [k for k, there in (("D", "D" in provers), ("ladders", bool(ladders)), ("C", "C" in provers)) if there]
         if not kinds:
             kinds = ["C"]
+        if len(kinds) > 1 and "C" in kinds and (mine, theirs, counter, s) in self._overflowed:
+            kinds.remove("C")  # its line outgrew the stack in an earlier slice of this test: the others go on
         if len(kinds) == 1:
             a = self._run_kind(kinds[0], w, abort, ladders, mine, theirs, counter, s, limit, won, True)
             return a if a is not None else self._real(w, abort, mine, theirs, counter, s, limit)
@@ -485,6 +489,9 @@ class SearchOracle(Oracle):
                 except SearchStopped as stop:
                     reason = stop.reason
                     del stop  # (a frame holding what it raises makes a cycle that keeps self)
+                    if reason == "stack" and kind in ("C", "D") and len(kinds) > 1:
+                        kinds.remove(kind)  # a line of play outgrew the stack: the other provers go on
+                        continue
                     if reason != "limit" or (limit and w.nodes >= limit):
                         raise
                     continue
@@ -512,7 +519,15 @@ class SearchOracle(Oracle):
               limit: int) -> Answer:
         """The search of the real game (the cycle-aware prover under classic). Raises
         :class:`SearchStopped`."""
-        r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)
+        key = (mine, theirs, counter, s)
+        if key in self._overflowed:
+            raise SearchStopped("stack", w.nodes)
+        try:
+            r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)
+        except SearchStopped as stop:
+            if stop.reason == "stack":
+                self._overflowed.add(key)
+            raise
         self._note_proof("C", 0)
         holds = r >= s
         return Answer(holds, r, move if holds and move != -2 else None)
@@ -627,8 +642,8 @@ class SearchOracle(Oracle):
         for r in results:
             if not isinstance(r, (SearchStopped, Answer)):
                 raise r  # a bug: not a limit
-        if "stack" in reasons:
-            raise SearchStopped("stack", self.states)
+        if reasons and all(r == "stack" for r in reasons):  # (a thread whose line outgrew the stack
+            raise SearchStopped("stack", self.states)      # ends; the others may go on)
         if "abort" in reasons:
             raise SearchStopped("interrupt", self.states)
         if self.node_limit and self.states >= self.node_limit:
