@@ -24,6 +24,7 @@ from solver.io.formats import PositionFormatError, read_positions
 from solver.oracles.oracle import Oracle, Progress
 from solver.oracles.reference import ReferenceOracle
 from solver.game.rules import CLASSIC, O, UAI, X, Side
+from solver.common.limits import BudgetError
 from solver.common.scores import score_of, value_threshold, widen
 from solver.tables.probe import TableOracle, Tablebase
 from solver.tables.build import build
@@ -234,6 +235,15 @@ def test_a_draws_analysis_by_tests_is_the_references(rules):
         pv = an.principal_variation(q)
         assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
     assert kinds[False] >= 4 and (rules.counter or kinds[True] >= 4), kinds
+
+
+def test_the_walk_of_a_draws_depth_stops_past_its_budget():
+    """A 3 x 3 draw by infinite play (positions/cycles.txt): the walk of its drawing lines needs
+    tests of several positions; with a budget of 1,000 nodes it stops, and says why."""
+    p = Position.from_fen("1xo/1xx/x1o x 0 1")
+    assert draw_analysis_by_tests(SearchOracle(p.board, CLASSIC), p).depth is None
+    with pytest.raises(BudgetError, match=r"^the depth of this draw needs more than 1,000 nodes of tests$"):
+        draw_analysis_by_tests(SearchOracle(p.board, CLASSIC), p, budget=1000)
 
 
 @pytest.mark.slow

@@ -466,15 +466,12 @@ class SearchOracle(Oracle):
         search of the real game. With more than one of the three kinds (proof numbers, ladders,
         the real game) on one thread they take turns in node slices that grow fourfold, each
         resuming where it stopped (the proof numbers from their table, a ladder from its budget,
-        the real game from what the table keeps). A kind whose line of play outgrows the stack
-        ('stack') leaves the turns to the others (the real game's test is not tried again).
-        ``won`` says that another thread has answered. Raises :class:`SearchStopped`."""
+        the real game from what the table keeps). A kind whose line outgrows the stack leaves the
+        turns to the others. ``won`` says that another thread has answered. Raises :class:`SearchStopped`."""
         ladders = tuple(p for p in provers if p in ("P", "F"))
         kinds = [k for k, there in (("D", "D" in provers), ("ladders", bool(ladders)), ("C", "C" in provers)) if there]
         if not kinds:
             kinds = ["C"]
-        if len(kinds) > 1 and "C" in kinds and (mine, theirs, counter, s) in self._overflowed:
-            kinds.remove("C")  # its line outgrew the stack in an earlier slice of this test: the others go on
         if len(kinds) == 1:
             a = self._run_kind(kinds[0], w, abort, ladders, mine, theirs, counter, s, limit, won, True)
             return a if a is not None else self._real(w, abort, mine, theirs, counter, s, limit)
@@ -520,7 +517,7 @@ class SearchOracle(Oracle):
         """The search of the real game (the cycle-aware prover under classic). Raises
         :class:`SearchStopped`."""
         key = (mine, theirs, counter, s)
-        if key in self._overflowed:
+        if key in self._overflowed:  # (its line outgrew the stack before: not tried again)
             raise SearchStopped("stack", w.nodes)
         try:
             r, move = self._kernel(w, abort, mine, theirs, counter, s, 0, 0, limit)

@@ -403,11 +403,12 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.stopped = stop_reason(exc)
             if proves_bounds:  # the side's nodes count the analysis too; the message says why only
                 res.nodes += oracle.states - nodes0
-                if res.stopped == StopReason.DEPTH:
-                    res.stop_message = (f"{exc} (the value is exact)" if str(exc).startswith("the depth of this draw")
-                                        else f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)")
-                else:
+                if res.stopped != StopReason.DEPTH:
                     res.stop_message = oracle.stop_message(res.stopped) or None
+                elif str(exc).startswith("the depth of this draw"):  # the walk's own budget
+                    res.stop_message = f"{exc} (the value is exact)"
+                else:
+                    res.stop_message = f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)"
             else:
                 res.stop_message = str(exc) or None
             if res.stopped == StopReason.INTERRUPT:
