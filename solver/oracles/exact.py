@@ -1,12 +1,14 @@
 """A position's exact score, preferred move and line from any oracle's null-window tests, and the
-depth of a draw from values alone.
+depth of a draw from values or from tests.
 
 An oracle that proves bounds (the search) answers "is the mover's composite score at least s?"
 (:meth:`solver.oracles.oracle.Oracle.score_test`, :mod:`solver.common.scores`). From such tests:
 :func:`exact_score` narrows a known value to its composite score (MTD(f)), :func:`keeps_score` and
 :func:`keeps_value` ask whether a move keeps them, and :func:`analysis_by_tests` gives the depth,
-the preferred move of SPEC section 4 and the principal variation. :func:`draw_depth` walks the
-drawing children of a value-0 position for the longest finite line (infinite through a cycle).
+the preferred move of SPEC section 4 and the principal variation. :func:`walk_draw` walks the
+drawing children of a value-0 position for the longest finite line (infinite through a cycle):
+:func:`draw_depth` knows them from every move's value, :func:`draw_analysis_by_tests` (the
+search's path) from one test per move, and gives the draw's preferred move and line too.
 """
 
 from __future__ import annotations
