@@ -195,6 +195,24 @@ def test_a_stopped_solve_prints_its_interval_and_best_move_and_exits_1():
 
 
 @pytest.mark.slow
+def test_a_draw_whose_depth_is_too_long_to_show_lists_its_drawing_moves():
+    """Issue 27's 4-empty classic draw: the value comes in seconds; the depth of the draw needs a
+    test past its budget, so the solve says so, keeps the exact value, and lists the moves that
+    keep the draw (one test each) instead of a preferred move and a line."""
+    board = "oxxxooo/oxxxoo1/1xxxxoo/1oxxxoo/oooxooo/oo-xooo/x1ooxxx x 0 1\n"
+    r = _solve("--json", stdin=board)
+    assert r.returncode == 0, r.stderr
+    side = json.loads(r.stdout)["sides"]["x"]
+    assert (side["exact"], side["value"], side["stopped"]) == (True, 0, "depth") and "depth" not in side and "pv" not in side
+    p = parse_position(board).position
+    legal = {p.move_name(m) for m in p.legal_moves()}
+    assert side["best_move"] in side["optimal_moves"] and set(side["optimal_moves"]) < legal
+    text = _solve(stdin=board).stdout
+    assert f"  optimal moves: {', '.join(side['optimal_moves'])} (the preferred one needs the depth)" in text
+    assert "X to move: draw (value 0), depth not computed" in text
+
+
+@pytest.mark.slow
 def test_outcome_only_stops_at_the_outcome():
     r = _solve("--outcome-only", "--json", stdin=QUICK)
     assert r.returncode == 0, r.stderr

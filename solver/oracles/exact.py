@@ -116,6 +116,15 @@ def line_by_tests(oracle: Oracle, p: Position, score: int, budget: int = 0) -> l
     return moves
 
 
+def optimal_by_tests(oracle: Oracle, p: Position, value: int, known: Move | None = None) -> list[Move] | None:
+    """The moves of p that keep its value for the mover, ``value`` (exact), by one test each
+    within :data:`OPTIMAL_BUDGET` nodes (``known``: one known to keep it); None past a budget."""
+    try:
+        return [m for m in p.legal_moves() if m == known or keeps_value(oracle, p, m, value, OPTIMAL_BUDGET)]
+    except LimitError:
+        return None
+
+
 def analysis_by_tests(oracle: Oracle, p: Position, value: int) -> ExactLine:
     """The depth, preferred move and line of p, whose value for the mover is ``value`` (exact, not
     0), then, within a budget per move, the moves that keep the value. Raises LimitError (before
@@ -124,14 +133,8 @@ def analysis_by_tests(oracle: Oracle, p: Position, value: int) -> ExactLine:
     score = exact_score(oracle, p, value, DEPTH_BUDGET)
     best = preferred_by_tests(oracle, p, score, DEPTH_BUDGET)
     line = line_by_tests(oracle, p, score, DEPTH_BUDGET)
-    optimal: list[Move] | None = []
+    optimal = optimal_by_tests(oracle, p, value, best)
     tied: list[Move] | None = None
-    try:
-        for m in p.legal_moves():
-            if m == best or keeps_value(oracle, p, m, value, OPTIMAL_BUDGET):
-                optimal.append(m)  # type: ignore[union-attr]
-    except LimitError:
-        optimal = None
     if optimal is not None:
         try:  # the optimal moves that reach the exact score: the same value and depth as the best
             tied = [m for m in optimal if m == best or keeps_score(oracle, p, m, score, OPTIMAL_BUDGET)]

@@ -45,7 +45,7 @@ from solver.game.rules import (
     side_name,
 )
 from solver.io.formats import Entry, parse_position
-from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests, draw_analysis_by_tests
+from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests, draw_analysis_by_tests, optimal_by_tests
 from solver.oracles.oracle import STOP_REASONS, Oracle, ProgressCallback, StopReason, stop_reason
 from solver.oracles.reference import ReferenceOracle
 from solver.oracles.retro import RetroOracle
@@ -401,6 +401,12 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.moves = []
             res.line = None
             res.stopped = stop_reason(exc)
+            if res.stopped == StopReason.DEPTH:  # the value is exact: the moves that keep it, if they show soon
+                keeps = res.best_move if res.best_bound == res.interval.lower else None
+                try:
+                    res.optimal_moves = optimal_by_tests(oracle, p, res.interval.lower * p.turn.sign, keeps)
+                except KeyboardInterrupt:
+                    res.stopped = StopReason.INTERRUPT
             if proves_bounds:  # the side's nodes count the analysis too; the message says why only
                 res.nodes += oracle.states - nodes0
                 if res.stopped != StopReason.DEPTH:
