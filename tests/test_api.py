@@ -198,14 +198,20 @@ def test_the_optional_methods_agree_with_the_defaults(rules):
         # the analysis by tests (the search's path; a draw's by its own walk) against the reference's
         search = SearchOracle(q.board, rules)
         fast = analysis_by_tests(search, q, want[0]) if want[0] != 0 else draw_analysis_by_tests(search, q)
-        an = Analyzer(ref)
-        infos = an.moves(q, order="notation")
-        best = next(i for i in infos if i.preferred)
-        assert fast.depth == (None if want[1] == math.inf else want[1]) and fast.best_move == best.move, q
-        assert fast.optimal_moves == [i.move for i in infos if i.optimal]
-        assert fast.tied_moves == [i.move for i in infos if i.optimal and i.depth == best.depth]
-        pv = an.principal_variation(q)
-        assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
+        assert fast.depth == (None if want[1] == math.inf else want[1]), q
+        _same_analysis(fast, Analyzer(ref), q)
+
+
+def _same_analysis(fast, an: Analyzer, q: Position) -> None:
+    """An analysis by tests (:class:`solver.oracles.exact.ExactLine`) is ``an``'s, move by move:
+    depth (None: infinite), preferred move, optimal and tied moves, line and its repetition."""
+    infos = an.moves(q, order="notation")
+    best = next(i for i in infos if i.preferred)
+    assert fast.depth == best.depth and fast.best_move == best.move, q
+    assert fast.optimal_moves == [i.move for i in infos if i.optimal]
+    assert fast.tied_moves == [i.move for i in infos if i.optimal and i.depth == best.depth]
+    pv = an.principal_variation(q)
+    assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
 
 
 @pytest.mark.slow
@@ -223,17 +229,13 @@ def test_a_draws_analysis_by_tests_is_the_references(rules):
     for q in cycles + small + random_positions(62, 300, rules=rules, max_empty=4):
         if min(kinds.values()) >= 8 or (rules.counter and kinds[False] >= 8):
             break
-        if q.is_over() or ref.value(q) != 0 or kinds[ref.lookup(q)[1] == math.inf] >= 8:
+        if q.is_over() or ref.value(q) != 0:
             continue
-        kinds[ref.lookup(q)[1] == math.inf] += 1
-        fast = draw_analysis_by_tests(SearchOracle(q.board, rules), q)
-        infos = an.moves(q, order="notation")
-        best = next(i for i in infos if i.preferred)
-        assert fast.depth == best.depth and fast.best_move == best.move, q
-        assert fast.optimal_moves == [i.move for i in infos if i.optimal]
-        assert fast.tied_moves == [i.move for i in infos if i.optimal and i.depth == best.depth]
-        pv = an.principal_variation(q)
-        assert (fast.line, fast.repeated) == (pv.moves, pv.repeated), q
+        endless = ref.lookup(q)[1] == math.inf
+        if kinds[endless] >= 8:
+            continue
+        kinds[endless] += 1
+        _same_analysis(draw_analysis_by_tests(SearchOracle(q.board, rules), q), an, q)
     assert kinds[False] >= 4 and (rules.counter or kinds[True] >= 4), kinds
 
 

@@ -150,29 +150,23 @@ def draw_depth(oracle: Oracle, p: Position, memo: dict, limit: int) -> float:
     def drawing(q: Position) -> list[tuple[Move, Position]]:
         return [(m, c) for m, c in ((m, q.push(m)) for m in q.legal_moves()) if oracle.value(c) == 0]
 
-    return walk_draw(p, drawing, memo, {}, limit)
+    return walk_draw(p, drawing, memo, limit)
 
 
 def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Position]]], memo: dict,
-              kids: dict, limit: int, check: Callable[[], None] | None = None) -> float:
+              limit: int, check: Callable[[], None] | None = None) -> float:
     """The depth of a drawn position p: 1 + the longest of its drawing children (``drawing(q)``:
     the moves of q that keep the draw, with the positions they reach), 0 for a finished game,
     infinite through a cycle. ``memo`` keeps each walked position's depth by key (the same under
-    symmetry), ``kids`` its drawing moves by position; ``check()`` is called before each new
-    position is walked (to raise a limit). Raises StateLimitError past ``limit`` positions walked."""
+    symmetry); ``check()`` is called before each new position is walked (to raise a limit).
+    Raises StateLimitError past ``limit`` positions walked."""
     on_path: set = set()
     walked = 0
     root_key = p.key()
     if root_key in memo:
         return float(memo[root_key])
-
-    def children(q: Position) -> list[tuple[Move, Position]]:
-        if q not in kids:
-            kids[q] = drawing(q)
-        return kids[q]
-
     # iterative depth-first walk: frames of (key, children, next index, longest so far)
-    stack: list[tuple] = [(root_key, children(p), 0, -1)]
+    stack: list[tuple] = [(root_key, drawing(p), 0, -1)]
     on_path.add(root_key)
     result = None
     while stack:
@@ -205,7 +199,7 @@ def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Positi
             check()
         stack.append((key, todo, i, longest))
         on_path.add(ck)
-        stack.append((ck, children(c), 0, -1))
+        stack.append((ck, drawing(c), 0, -1))
     return float(memo[root_key])
 
 
@@ -220,30 +214,30 @@ def draw_analysis_by_tests(oracle: Oracle, p: Position, budget: int = DRAW_BUDGE
     ``budget`` of the oracle's nodes and ``limit`` positions. Raises LimitError
     (:class:`~solver.common.limits.BudgetError` past the budget)."""
     start = oracle.states
+    kids: dict = {}  # position -> its drawing moves, with the positions they reach (asked once)
 
     def drawing(q: Position) -> list[tuple[Move, Position]]:
-        return [(m, q.push(m)) for m in q.legal_moves() if keeps_value(oracle, q, m, 0, DEPTH_BUDGET)]
+        if q not in kids:
+            kids[q] = [(m, q.push(m)) for m in q.legal_moves() if keeps_value(oracle, q, m, 0, DEPTH_BUDGET)]
+        return kids[q]
 
     def check() -> None:
         if oracle.states - start > budget:
             raise BudgetError(f"the depth of this draw needs more than {budget:,} nodes of tests")
 
     memo: dict = {}
-    kids: dict = {}
 
     def depth_of(q: Position) -> float:
-        return 0.0 if q.is_over() else walk_draw(q, drawing, memo, kids, limit, check)
+        return 0.0 if q.is_over() else walk_draw(q, drawing, memo, limit, check)
 
     def preferred(q: Position) -> tuple[Move, float]:
-        if q not in kids:
-            kids[q] = drawing(q)
-        ranked = [(m, depth_of(c)) for m, c in kids[q]]
+        ranked = [(m, depth_of(c)) for m, c in drawing(q)]
         return min(ranked, key=lambda md: (-md[1], move_order_key(q.board, md[0])))
 
     depth = depth_of(p)
     best, best_depth = preferred(p)
-    optimal = [m for m, _ in kids[p]]
-    tied = [m for m, c in kids[p] if depth_of(c) == best_depth]
+    optimal = [m for m, _ in drawing(p)]
+    tied = [m for m, c in drawing(p) if depth_of(c) == best_depth]
     line: list[Move] = []
     seen, cur, repeated = {p}, p, False
     while not cur.is_over():

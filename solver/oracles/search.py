@@ -94,7 +94,7 @@ from solver.game.bitboards import (
 )
 from solver.game.board import Board
 from solver.game.rules import CLASSIC, Move, Position, Rules, X
-from solver.oracles.exact import draw_depth, exact_score
+from solver.oracles.exact import DRAW_WALK_LIMIT, draw_depth, exact_score
 from solver.oracles.narrowing import Narrowing
 from solver.oracles.searchfile import board_id, read_search_file, write_search_file
 from solver.oracles.oracle import (
@@ -260,7 +260,7 @@ class SearchOracle(Oracle):
 
     def __init__(self, board: Board, rules: Rules, max_memory: int | None = None, deadline: float | None = None,
                  node_limit: int = 0, symmetry: bool | None = None, tt_bits: int | None = None,
-                 draw_walk_limit: int = 200_000, budget_limit: int | None = None,
+                 draw_walk_limit: int = DRAW_WALK_LIMIT, budget_limit: int | None = None,
                  progress: ProgressCallback | None = None, threads: int | None = None,
                  probe_tables: tuple | None = None, max_table: int | None = None):
         super().__init__(deadline, progress)
