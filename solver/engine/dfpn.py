@@ -311,6 +311,9 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
     cdn = np.empty(mcap, np.int64)
     cdep = np.empty(mcap, np.int64)
     probe = np.empty(4, np.int64)
+    kid_mine = np.empty(MAX_MOVES, np.uint64)  # the children's pieces while a node is expanded
+    kid_theirs = np.empty(MAX_MOVES, np.uint64)
+    sink = np.zeros(1, np.uint64)  # what the first reads of the tables give, kept so that they are made
 
     over, score = game_status(mine, theirs, counter, playable, reach, rules)
     if over:
@@ -402,9 +405,29 @@ def dfpn_test(mine, theirs, counter, s, geo, tt, dtt, local, opts, tb):
             n = _gen(m, t, playable, adj, jmp, cmv, moff)
             fr[ply, F_N] = n
             sc = -_widen(sn) + 1  # each child's threshold: the parent is proved when a child is disproved
+            # first a read of every probed child's buckets in both tables: their cache misses overlap
+            # (one after another, each waits its own). At 10 empty squares under uai, one thread, df-pn
+            # alone: 0.77 of the CPU time for the same nodes.
+            touch = np.uint64(0)
+            dmask = dtt.shape[0] // BUCKET - 1
             for k in range(n):
                 code = cmv[moff + k]
                 nm, nt = play(m, t, code, adj)
+                kid_mine[k] = nm
+                kid_theirs[k] = nt
+                cempty = np.int64(popcount(playable & ~(nm | nt)))
+                if cempty > last_max and cempty > tb_max:
+                    if nsym > 1:
+                        ccm, cct, _ = canonical(nm, nt, canon)
+                    else:
+                        ccm, cct = nm, nt
+                    touch ^= dtt[_bucket(ccm, cct, next_counter(c, code, rules), sc, dmask), 1]
+                    touch ^= tt[ttable.bucket(ccm, cct, nbmask), 1]
+            sink[0] ^= touch
+            for k in range(n):
+                code = cmv[moff + k]
+                nm = kid_mine[k]
+                nt = kid_theirs[k]
                 nc = next_counter(c, code, rules)
                 stats[S_NODES] += 1
                 if stats[S_NODES] > node_limit > 0:  # mid-expansion: nothing of this node is stored yet
