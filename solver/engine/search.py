@@ -670,7 +670,6 @@ def search_test(mine, theirs, counter, s, geo, tt, local, opts, tb):
             if repeated >= 0:
                 # exactly the boundary on F's side of the window (0 is never inside it)
                 stats[S_REPS] += 1
-                # exactly the boundary on F's side of the window (0 is never inside it)
                 ret_score = be if 0 >= be else al
                 ret_dep = np.int64(repeated)
                 ply -= 1  # never the root: a repetition needs a position above
