@@ -50,7 +50,7 @@ from numba import njit
 from solver.common import scores
 
 from .bits import lowest_square, popcount
-from .kernels import game_status, next_counter, play
+from .kernels import game_status, material, next_counter, play
 
 M = np.int64(scores.M)
 INF_SCORE = np.int64(scores.INF_SCORE)
@@ -196,6 +196,7 @@ def last_test(mine, theirs, counter, al, be, plies, playable, adj, jmp, reach, r
         cnt[L_UNKNOWN] += 1
         return np.int64(0), False
     empty = playable & ~(mine | theirs)
+    wipeout = rules[0] != 0
     best = -INF_SCORE
     all_known = True
     moved = False
@@ -244,8 +245,12 @@ def last_test(mine, theirs, counter, al, be, plies, playable, adj, jmp, reach, r
                     if adj[to] & mine:
                         moved = True
                         nm, nt = play(mine, theirs, to, adj)
-                        w, known = last_test(nm, nt, next_counter(counter, to, rules), -_widen(be), -_widen(al),
-                                             plies - 1, playable, adj, jmp, reach, rules, cnt)
+                        if empty == U1 << to or (wipeout and nm == U0):
+                            cnt[L_NODES] += 1  # the child is over (a full board, or a side gone): counted here
+                            w, known = material(nm, nt) * M, True
+                        else:
+                            w, known = last_test(nm, nt, next_counter(counter, to, rules), -_widen(be),
+                                                 -_widen(al), plies - 1, playable, adj, jmp, reach, rules, cnt)
                         s = _parent_score(-w)
                         if known:
                             if s >= be:
@@ -265,8 +270,12 @@ def last_test(mine, theirs, counter, al, be, plies, playable, adj, jmp, reach, r
                         moved = True
                         code = (frm + 1) * 64 + to
                         nm, nt = play(mine, theirs, code, adj)
-                        w, known = last_test(nm, nt, next_counter(counter, code, rules), -_widen(be),
-                                             -_widen(al), plies - 1, playable, adj, jmp, reach, rules, cnt)
+                        if wipeout and nm == U0:
+                            cnt[L_NODES] += 1  # the child is over: the other side is gone
+                            w, known = material(nm, nt) * M, True
+                        else:
+                            w, known = last_test(nm, nt, next_counter(counter, code, rules), -_widen(be),
+                                                 -_widen(al), plies - 1, playable, adj, jmp, reach, rules, cnt)
                         s = _parent_score(-w)
                         if known:
                             if s >= be:
