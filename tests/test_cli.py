@@ -232,3 +232,18 @@ def test_a_node_budget_is_a_limit_and_its_stop_names_it(monkeypatch, capsys):
     assert proved is not None
     assert f"(value {proved.group(1)}, not exact)" in captured.out
     assert "nodes: the search went past 1,000 nodes" in captured.out
+
+
+def test_a_fen_argument_that_names_no_file_is_the_position(tmp_path, monkeypatch, capsys):
+    """A FEN typed where a file goes is solved; a bad one gets the FEN's message; a file wins."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["xo1/3 x", "--json", "--solver", "reference"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert (obj["source"], obj["line"], obj["sides"]["x"]["value"]) == ("<argument>", 1, 6)
+    assert main(["xo1/33 x"]) == 2
+    assert capsys.readouterr().err == ("<argument>:1: FEN rank 2 from the top is too long: "
+                                       "33 squares where the top rank has 3\n")
+    (tmp_path / "xo1").mkdir()
+    (tmp_path / "xo1" / "3 x").write_text("x...o\n")
+    assert main(["xo1/3 x", "--json", "--solver", "reference"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["source"] == "xo1/3 x"

@@ -647,7 +647,8 @@ def is_header_or_comment(line: str) -> bool:
 
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """:func:`read_positions` on a file (``-`` is standard input), with errors for a missing, unreadable or
-    binary file."""
+    binary file. A ``path`` that names no file but reads as a FEN (a board with ``/`` and a side to
+    move, or ``startpos``) is that position, read from ``<argument>``."""
     if path == "-":
         try:
             return read_text(sys.stdin.buffer.read(), "<stdin>", fmt, rules, pick)
@@ -657,6 +658,9 @@ def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick |
         with open(path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
+        if _is_fen_row(path.strip()) or path.strip().lower().startswith("startpos"):
+            # not a file but a FEN written on the command line: the position itself
+            return read_text(path.encode("utf-8"), "<argument>", fmt, rules, pick)
         return [PositionFormatError("no such file", path, None)]
     except IsADirectoryError:
         return [PositionFormatError("is a directory, not a position file", path, None)]

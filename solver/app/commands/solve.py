@@ -59,7 +59,8 @@ def add_solve(commands: Commands) -> Parser:
         epilog="commands (ataxx-solve COMMAND --help for each):\n"
                + "\n".join(f"  {name:<8} {text}" for name, text in COMMANDS.items()),
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="position files (default: standard input)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="position files, or a FEN in quotes (default: standard input)")
     p.add_argument("--to-move", choices=("x", "o", "both"),
                    help="side(s) to move to analyse (default: the input's side, or both for a board without one)")
     p.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
