@@ -158,6 +158,25 @@ def test_html_report(suite, tmp_path, capsys):
     assert "<p>Every judged move was settled.</p>" in text and "could not be settled" not in text
 
 
+def test_html_report_says_before_a_long_drawing_and_shows_its_progress(suite, tmp_path, capsys, monkeypatch):
+    """Tinting the page's boards solves their moves after the summary: a page whose boards may take
+    over a minute says so first (how many, the time each, Ctrl-C); on a terminal each board shows."""
+    html = tmp_path / "report.html"
+    argv = ["verify", str(suite), "--engine", "builtin:random", "--html", str(html)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    boards = html.read_text().count('<section class="mistake')
+    assert boards >= 1 and "drawing" not in err  # a few boards at 10 s at most: nothing said
+    monkeypatch.setattr("solver.app.commands.verify.TINT_SECONDS", 3600.0)  # as if each board took an hour
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    html.unlink()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert (f"ataxx-solve verify: drawing {boards} boards into {html}, each tinted within 3600 s: "
+            f"up to {boards * 60} min (Ctrl-C draws the rest untinted)\n") in err
+    assert f"\rdrawing {html}: board 1 of {boards}" in err
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed (apt-get install chromium)")
 def test_html_report_loads_in_headless_chromium(suite, tmp_path, capsys):
     html = tmp_path / "report.html"

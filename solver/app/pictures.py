@@ -782,13 +782,26 @@ A <span style="color:{LAST_MOVE_COLOUR}">gold frame</span> marks the move before
 """
 
 
+def report_boards(checks: list[Check]) -> int:
+    """How many boards the ``verify --html`` page draws (and, tinted, solves): one for each
+    inaccuracy, blunder and unsettled move with both intervals known."""
+    return sum(1 for c in checks if _has_board(c))
+
+
+def _has_board(c: Check) -> bool:
+    return c.verdict in (Verdict.INACCURACY, Verdict.BLUNDER, Verdict.UNSETTLED) and bool(c.value_interval) \
+        and bool(c.best_interval)
+
+
 def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: Verifier, title: str,
-                tint: bool = True, tint_seconds: float | None = TINT_SECONDS) -> str:
+                tint: bool = True, tint_seconds: float | None = TINT_SECONDS,
+                on_board: Callable[[int, int], None] | None = None) -> str:
     """The ``verify --html`` page, self-contained: the summary table, how to read the boards, then
     each inaccuracy, blunder and unsettled move with its verdict in words and its board
     (:func:`check_svg`: tinted, the played and best moves drawn). Tinting solves every move of
     those positions within the verifier's limits; without ``tint``, or after Ctrl-C while it
-    does, the boards are drawn untinted; each board's tint takes at most ``tint_seconds``."""
+    does, the boards are drawn untinted; each board's tint takes at most ``tint_seconds``.
+    ``on_board(k, n)`` is called before the k-th board (from 1) of the n it draws (progress)."""
     escape = html_escape
     rows = "\n".join(
         f"<tr class=\"player\"><td>{escape(s.player)}</td><td>{s.moves}</td><td>{s.settled}</td>"
@@ -798,8 +811,13 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
         for s in summaries)
     before = last_moves(checks)
     cards = []
+    total = report_boards(checks)
+    drawn = 0
     for k, c in enumerate(checks):
-        if c.verdict in (Verdict.INACCURACY, Verdict.BLUNDER, Verdict.UNSETTLED) and c.value_interval and c.best_interval:
+        if _has_board(c):
+            drawn += 1
+            if on_board is not None:
+                on_board(drawn, total)
             try:
                 svg = check_svg(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
             except KeyboardInterrupt:  # Ctrl-C while solving the moves: the rest untinted

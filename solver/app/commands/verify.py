@@ -28,11 +28,14 @@ from solver.app.commands.common import (
     whole_arg,
     write_output,
 )
-from solver.app.commands.progress import ProgressView
+from solver.app.commands.progress import ProgressView, StatusLine
 from solver.app.pictures import (
+    TINT_SECONDS,
     html_report,
+    report_boards,
 )
 from solver.common.files import OutputError, check_output, replace_file
+from solver.common.limits import Limits
 from solver.game.notation import Notation
 from solver.game.rules import parse_rules
 from solver.io.epd import ce_mismatches
@@ -205,10 +208,19 @@ def verify_command(args: argparse.Namespace) -> int:
         if verifier.unsettled:
             print(f"{verifier.unsettled} move(s) not settled within the budget (intervals above)")
     if args.html:
+        status = StatusLine() if sys.stderr.isatty() else None
+        if not interrupted:
+            _say_tint_work(args.html, report_boards(checks), verifier.solver.limits)
         try:
-            write_output(args.html, html_report(checks, summaries, verifier,
-                                                "Ataxx move audit: " + ", ".join(args.files),
-                                                tint=not interrupted), "html", args.files)
+            try:
+                page = html_report(checks, summaries, verifier, "Ataxx move audit: " + ", ".join(args.files),
+                                   tint=not interrupted,
+                                   on_board=None if status is None else
+                                   lambda k, n: status.show(f"drawing {args.html}: board {k:,} of {n:,}"))
+            finally:
+                if status is not None:
+                    status.close()
+            write_output(args.html, page, "html", args.files)
         except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
             say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT
@@ -227,3 +239,21 @@ def verify_command(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     problems = any(c.problem for c in checks)
     return EXIT_FAILED if problems or verifier.unsettled else EXIT_OK
+
+
+def _say_tint_work(path: str, boards: int, limits: Limits) -> None:
+    """One line before a long drawing of the ``--html`` page: tinting a board solves every move
+    of its position (within --timeout and at most TINT_SECONDS, or within --nodes), so a page of
+    many mistakes can take long after the summary; a short one says nothing."""
+    if boards == 0:
+        return
+    if limits.nodes is not None:
+        if boards > 10:
+            say(f"ataxx-solve verify: drawing {boards:,} boards into {path}, each tinted within "
+                f"{limits.nodes:,} nodes (Ctrl-C draws the rest untinted)")
+        return
+    per = min(limits.timeout, TINT_SECONDS) if limits.timeout is not None else TINT_SECONDS
+    most = boards * per
+    if most > 60:
+        say(f"ataxx-solve verify: drawing {boards:,} boards into {path}, each tinted within {per:g} s: "
+            f"up to {most / 60:.0f} min (Ctrl-C draws the rest untinted)")
