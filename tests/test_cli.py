@@ -243,6 +243,11 @@ def test_a_fen_argument_that_names_no_file_is_the_position(tmp_path, monkeypatch
     assert main(["xo1/33 x"]) == 2
     assert capsys.readouterr().err == ("<argument>:1: FEN rank 2 from the top is too long: "
                                        "33 squares where the top rank has 3\n")
+    assert main(["games/a b"]) == 2  # a path, not a FEN: its own message
+    assert capsys.readouterr().err == "games/a b: no such file\n"
+    assert main(["x5o/7/7/7/7/7/o5x z"]) == 2
+    assert capsys.readouterr().err == ("<argument>:1: FEN side to move must be 'x' or 'o' "
+                                       "(or libataxx's 'b' or 'w'), not 'z'\n")
     (tmp_path / "xo1").mkdir()
     (tmp_path / "xo1" / "3 x").write_text("x...o\n")
     assert main(["xo1/3 x", "--json", "--solver", "reference"]) == 0
