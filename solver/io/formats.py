@@ -656,8 +656,8 @@ def _is_fen_argument(text: str) -> bool:
 
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """:func:`read_positions` on a file (``-`` is standard input), with errors for a missing, unreadable or
-    binary file. A ``path`` that names no file but reads as a FEN (a board with ``/`` and a side to
-    move, or ``startpos``) is that position, read from ``<argument>``."""
+    binary file. A ``path`` that names no file but reads as a FEN (:func:`_is_fen_argument`) is that
+    position, read from ``<argument>``."""
     if path == "-":
         try:
             return read_text(sys.stdin.buffer.read(), "<stdin>", fmt, rules, pick)
