@@ -651,7 +651,7 @@ def _is_fen_argument(text: str) -> bool:
     toks = text.split()
     if toks and toks[0].lower() == "startpos":
         return True
-    return len(toks) >= 2 and "/" in toks[0] and set(toks[0]) <= set("xXoObBwW.0123456789/-")
+    return len(toks) >= 2 and "/" in toks[0] and looks_like_fen(toks[0])  # (alone: FEN's characters only)
 
 
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
