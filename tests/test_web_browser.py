@@ -406,6 +406,18 @@ def test_an_interval_that_loses_is_tinted_as_a_loss(browser, tmp_path):
         server.stop()
 
 
+def test_the_new_board_form_starts_from_the_size_shown(page, server):
+    """The "New board" form's rows and columns follow the board shown (a 2 x 4 position opened
+    from the address), so that "New board" gives a fresh board of that size."""
+    from solver.app.web.inputs import new_board
+    from solver.game.rules import CLASSIC
+
+    open_position(page, server, parse_position("x..o/o..x x", rules=CLASSIC).position)
+    assert (page.input_value("#new-rows"), page.input_value("#new-cols")) == ("2", "4")
+    page.click("#new")
+    wait_analysed(page, new_board("2", "4", "", "corners", CLASSIC, "x"))
+
+
 def test_a_new_board_asked_for_wins_over_the_pages_own_that_answers_later(browser, server):
     """The page opens on a new board of its own; a user who asks for another before that one's
     answer arrives gets theirs, whichever answer comes last (here the page's first request is held

@@ -97,6 +97,10 @@ async function show(known) {
   } catch (err) { say(err.message); return; }
   if (token !== state.token) return;
   here.fen = pos.fen;  // (a position given in the address or a grid: the server's FEN from now on)
+  if (!state.position || state.position.rows !== pos.rows || state.position.cols !== pos.cols) {
+    $("new-rows").value = `${pos.rows}`;  // "New board" starts from the size shown
+    $("new-cols").value = `${pos.cols}`;
+  }
   state.position = pos;
   // the address opens this position with these rules again (replaceState: no entry in the history)
   history.replaceState(null, "", `${location.pathname}?${query({fen: pos.fen, rules: state.rules})}`);
