@@ -248,6 +248,12 @@ def test_a_fen_argument_that_names_no_file_is_the_position(tmp_path, monkeypatch
     assert main(["x5o/7/7/7/7/7/o5x z"]) == 2
     assert capsys.readouterr().err == ("<argument>:1: FEN side to move must be 'x' or 'o' "
                                        "(or libataxx's 'b' or 'w'), not 'z'\n")
+    assert main(["x5o/7/7/7/7/7/o5z x 0 1"]) == 2  # a typo in the ranks: the FEN's message, not "no such file"
+    assert capsys.readouterr().err == "<argument>:1: FEN board has an unknown character 'z'\n"
+    assert main(["data/ab x"]) == 2  # two characters that no FEN has: a path
+    assert capsys.readouterr().err == "data/ab x: no such file\n"
+    assert main(["xo1/3", "--json", "--solver", "reference"]) == 0  # ranks alone: a board without a side to move
+    assert [json.loads(line)["sides"]["x"]["value"] for line in capsys.readouterr().out.splitlines()[:1]] == [6]
     (tmp_path / "xo1").mkdir()
     (tmp_path / "xo1" / "3 x").write_text("x...o\n")
     assert main(["xo1/3 x", "--json", "--solver", "reference"]) == 0

@@ -257,6 +257,25 @@ def write_fen_board(board: Board, x: int, o: int) -> str:
     return "/".join(ranks)
 
 
+def is_fen_argument(text: str) -> bool:
+    """Whether a command-line argument that names no file is meant as a FEN: ``startpos``; ranks
+    with a '/' of FEN's characters alone (a board without a side to move), or with more fields
+    after them, where one character of the ranks may be a typo (with a side to move after it),
+    which parsing names. A path such as ``games/a b`` is not one."""
+    toks = text.split()
+    if not toks:
+        return False
+    if toks[0].lower() == "startpos":
+        return True
+    board = toks[0]
+    if "/" not in board:
+        return False
+    typos = sum(ch not in _FEN_CHARS for ch in board)
+    if len(toks) == 1 or typos == 0:
+        return typos == 0
+    return typos == 1 and toks[1].lower() in _SIDE_LETTERS
+
+
 def looks_like_fen(text: str) -> bool:
     """A line that reads as a FEN rather than a grid row (used to detect the format)."""
     scanned(len(text))

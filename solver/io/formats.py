@@ -49,6 +49,7 @@ from solver.game.fen import (
     PositionFormatError,
     board_from_rows,
     game_moves,
+    is_fen_argument,
     looks_like_fen,
     parse_whole,
     quote,
@@ -645,19 +646,10 @@ def is_header_or_comment(line: str) -> bool:
     return line.lstrip().startswith(";") or _header(line) is not None
 
 
-def _is_fen_argument(text: str) -> bool:
-    """Whether a name that is no file reads as a FEN (its board only of FEN's characters, with a
-    '/', and more fields after it; or ``startpos``): a path such as ``games/a b`` does not."""
-    toks = text.split()
-    if toks and toks[0].lower() == "startpos":
-        return True
-    return len(toks) >= 2 and "/" in toks[0] and looks_like_fen(toks[0])  # (alone: FEN's characters only)
-
-
 def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """:func:`read_positions` on a file (``-`` is standard input), with errors for a missing, unreadable or
-    binary file. A ``path`` that names no file but reads as a FEN (:func:`_is_fen_argument`) is that
-    position, read from ``<argument>``."""
+    binary file. A ``path`` that names no file but reads as a FEN (:func:`solver.game.fen.is_fen_argument`)
+    is that position, read from ``<argument>``."""
     if path == "-":
         try:
             return read_text(sys.stdin.buffer.read(), "<stdin>", fmt, rules, pick)
@@ -667,7 +659,7 @@ def read_file(path: str, fmt: str = "auto", rules: Rules = CLASSIC, pick: Pick |
         with open(path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        if _is_fen_argument(path.strip()):
+        if is_fen_argument(path.strip()):
             # not a file but a FEN written on the command line: the position itself
             return read_text(path.encode("utf-8"), "<argument>", fmt, rules, pick)
         return [PositionFormatError("no such file", path, None)]
