@@ -14,8 +14,8 @@ atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 
 def pytest_sessionstart(session):
-    """Every kernel compiled before the first test, once per version of the kernels (about a
-    minute on two cores: :mod:`solver.app.compile`), so that no test's output depends on whether
+    """Every kernel compiled before the first test, once per version of the kernels (a minute
+    or two on two cores: :mod:`solver.app.compile`), so that no test's output depends on whether
     an earlier test compiled a kernel, and no test waits for one. ATAXX_LAZY_COMPILE=1 leaves each
     kernel to its first use (quicker for one test file after changing a kernel)."""
     if os.environ.get("ATAXX_LAZY_COMPILE"):
@@ -25,7 +25,7 @@ def pytest_sessionstart(session):
     if not is_compiled():
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
-            reporter.write_line("compiling the solver's kernels for the tests, once (about a minute on two cores)")
+            reporter.write_line("compiling the solver's kernels for the tests, once (a minute or two on two cores)")
         compile_kernels()
 
 

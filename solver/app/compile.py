@@ -35,7 +35,7 @@ from multiprocessing import get_context
 from solver import engine
 
 LOGGER = logging.getLogger("solver")
-NOTICE = ("compiling the solver's kernels, once for every command (about a minute on two cores; later runs, "
+NOTICE = ("compiling the solver's kernels, once for every command (a minute or two on two cores; later runs, "
           "and every other command, load them from the cache)")
 
 

@@ -14,7 +14,7 @@ def add_compile(commands: Commands) -> None:
     p = commands.add_parser(
         "compile", help=COMMANDS["compile"],
         description="Compile every kernel of the solver into numba's on-disk cache, together, spread over the "
-                    "processors (about a minute on two cores, once per version of the kernels). Any command does "
+                    "processors (a minute or two on two cores, once per version of the kernels). Any command does "
                     "this the first time it needs a kernel; this command does it ahead, e.g. when installing.")
     p.add_argument("--force", action="store_true", help="compile again even when the cache holds them")
     p.set_defaults(run=compile_command, parser=p)

@@ -568,7 +568,7 @@ function start() {
   let params = new URLSearchParams(location.search);
   if (!params.get("fen") && location.hash.length > 1) params = new URLSearchParams(location.hash.slice(1));
   getJSON("/api/status").then((s) => {
-    if (!s.ready) say("the solver is being compiled (once, about a minute): the first answers may only be bounds");
+    if (!s.ready) say("the solver is being compiled (once, a minute or two): the first answers may only be bounds");
     state.rules = params.get("rules") || s.rules;
     $("rules").value = state.rules;
     if (params.get("fen")) setLine([{fen: params.get("fen"), move: null}], 0);
