@@ -19,6 +19,7 @@ from solver.solve.batch import BatchOptions, run_batch
 from solver.solve.cache import Cache
 from solver.app.cli import main
 from solver.common.work import counting
+from solver.game.fen import STARTPOS
 from solver.io.formats import read_positions
 
 HERE = Path(__file__).resolve().parent
@@ -595,9 +596,6 @@ def test_an_engine_that_stops_reading_is_a_hang_not_a_hang_of_verify(suite):
     assert checks[1]["problem"] == "the engine did not read go within 2 s (hung; restarted)"
 
 
-# the 7 x 7 start: never solved in the test's seconds (a 6-empty endgame used here was solved in
-# under 8 s on a faster machine, before the signal came)
-START = "x5o/7/7/7/7/7/o5x x 0 1"
 
 
 @pytest.mark.slow
@@ -607,9 +605,11 @@ def test_sigterm_ends_a_solve_with_its_report():
     proc = subprocess.Popen([sys.executable, "-m", "solver", "--json", "--no-limit"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
     try:
-        proc.stdin.write(START + "\n")
+        # the 7 x 7 start: never solved in the test's seconds (a 6-empty endgame used here was
+        # solved in under 8 s on a faster machine, before the signal came)
+        proc.stdin.write(STARTPOS + "\n")
         proc.stdin.close()
-        time.sleep(6)  # the kernels are loaded and the search is on
+        time.sleep(15)  # the kernels are loaded and the search is on (the start never ends first)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=HANG_GUARD)
         out, err = proc.stdout.read(), proc.stderr.read()

@@ -271,9 +271,9 @@ def is_fen_argument(text: str) -> bool:
     if "/" not in board:
         return False
     typos = sum(ch not in _FEN_CHARS for ch in board)
-    if len(toks) == 1 or typos == 0:
-        return typos == 0
-    return typos == 1 and toks[1].lower() in _SIDE_LETTERS
+    if typos == 0:
+        return True
+    return typos == 1 and len(toks) >= 2 and toks[1].lower() in _SIDE_LETTERS
 
 
 def looks_like_fen(text: str) -> bool:
