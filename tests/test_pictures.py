@@ -562,3 +562,28 @@ def test_an_empty_square_the_mover_cannot_reach_is_grey_and_named_in_the_legend(
     plain = ET.fromstring(board_svg(_analyzer(), p, tint=False))
     assert not any("unreached" in r.get("class", "") for r in plain.iter(SVG + "rect"))
     assert not any("cannot move there" in t for t in _legend_text(plain))
+
+
+def test_the_audit_page_says_when_the_board_proved_more_than_the_verdict(monkeypatch):
+    """An unsettled move's verdict proved only that the position is worth -3..+49 to X; the
+    board's tint, with its own budget, proved every move's value (the best +5). The board's
+    caption gives +5, and the page says under the verdict that the board proved more (was: the
+    verdict's '-3..+49' alone, beside a board tinted with the exact values)."""
+    from solver.app import pictures
+    from solver.common.limits import Limits
+    from solver.solve.analysis import Interval
+    p, n, c = _blunder_check()
+    c.verdict, c.best_interval, c.loss = "unsettled", Interval(-3, n, n), None
+    values = {m: Interval(-7, -7, n) for m in p.legal_moves()}
+    values[p.parse_move("e3f5")] = Interval(-3, -3, n)
+    values[p.parse_move("g7f5")] = Interval(5, 5, n)
+    monkeypatch.setattr(pictures, "move_intervals", lambda *a, **k: dict(values))
+    v = Verifier(Solver(algorithm="search", limits=Limits(nodes=1000)))
+    svg, shown = pictures.check_board(v, c)
+    assert shown == Interval(5, 5, n)
+    assert ET.fromstring(svg).find(SVG + "title").text == "X to move, value +5"
+    page = pictures.html_report([c], [], v, "t")
+    assert "The board's own search proved more: X wins by 5 (value +5)." in page
+    del values[p.parse_move("a2")]  # (a move without an interval: the moves bound nothing)
+    assert pictures.check_board(v, c)[1] == c.best_interval
+    assert "proved more" not in pictures.html_report([c], [], v, "t")

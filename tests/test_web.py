@@ -550,3 +550,33 @@ def test_a_bound_proved_with_a_move_shows_in_that_moves_row(monkeypatch):
     rows = {m["uci"]: m for m in a["moves"]}
     assert (rows[move]["category"], rows[move]["lower"], rows[move]["upper"]) == ("win", -44, upper)
     assert all(m["category"] == "unknown" for name, m in rows.items() if name != move)
+
+
+class Counted(Job):
+    """A job that keeps the node counts its progress line showed, in order."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__("t", seconds, None)
+        self.counts: list[int] = []
+
+    def update(self, **changes) -> None:
+        if changes.get("unit") == "nodes":
+            self.counts.append(changes["done"])
+        super().update(**changes)
+
+
+def test_the_progress_line_counts_the_whole_analysis_nodes(monkeypatch):
+    """The page's progress line ("searching after e1c3, 865.9k nodes, 19.8 s") counts the nodes of
+    the whole analysis, as its seconds do: it never falls when the next move's search begins, and
+    it ends within the analysis's own count. (It counted from where the last search began: it fell
+    at each move, and while a move's depth was tested it counted the moves before it again.)"""
+    from solver.app.web import analysis
+
+    monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
+    p = parse_position("1xxoxx1/ooxoooo/ooooooo/oooxooo/xxooxox/ooooxox/xxxxxoo x 0 34").position
+    job = Counted(4.0)  # (each move's depth takes minutes: the budget ends the analysis)
+    a = analysis.analyse(Settings(max_seconds=4.0, cache_path=None), job, p)
+    assert a.solver == "search" and len(p.legal_moves()) > 1
+    assert len(job.counts) > 10
+    assert job.counts == sorted(job.counts)
+    assert 0 < job.counts[-1] <= a.nodes

@@ -111,6 +111,7 @@ def test_load_a_position_click_moves_and_see_the_solvers_values(page, server):
     p = parse_position("to-move: x\nx...\n...o").position
     open_position(page, server, p)
     assert shown_table(page) == reference_table(p)
+    assert page.is_visible("#line-empty") and not page.query_selector_all("#line li")
     a = Analyzer(ReferenceOracle())
     ev = a.evaluate(p)
     assert page.text_content("#caption") == f"X to move: {ev.describe()} (value {signed(ev.value)}), depth {ev.depth}"
@@ -132,6 +133,7 @@ def test_load_a_position_click_moves_and_see_the_solvers_values(page, server):
     assert shown_table(page) == reference_table(third)
     assert page.text_content("#ply") == "ply 2 of 2"
     assert [li.text_content() for li in page.query_selector_all("#line li")] == ["a1", after.move_name(jump)]
+    assert not page.is_visible("#line-empty")
     # back and forward with the arrow keys; the value history has a point per ply
     page.keyboard.press("ArrowLeft")
     wait_analysed(page, after)

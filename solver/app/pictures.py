@@ -207,6 +207,24 @@ def _mover_key(p: Position, iv: Interval) -> tuple[int, int]:
     return lo, hi
 
 
+def narrowed_value(p: Position, values: Mapping[Move, Interval] | None,
+                   value: Interval | None = None) -> Interval | None:
+    """What the moves' intervals prove about the position's value (the best move's: for the mover, at
+    least the highest lower bound and at most the highest upper bound), within ``value`` when that
+    is known too (both are proved, so their common part is); None when neither is known. The
+    moves' intervals bound the value only when every legal move has one."""
+    if not values or p.is_over() or set(values) != set(p.legal_moves()):
+        return value
+    lo = max(_mover_key(p, iv)[0] for iv in values.values())
+    hi = max(_mover_key(p, iv)[1] for iv in values.values())
+    if value is not None:
+        vlo, vhi = value.for_mover(p.turn)
+        lo, hi = max(lo, vlo), min(hi, vhi)
+        if lo > hi:  # (cannot happen between two proofs; the judged value is then shown alone)
+            return value
+    return Interval.from_mover(p.turn, lo, hi, p.board.playable.bit_count())
+
+
 def square_intervals(p: Position, values: Mapping[Move, Interval]) -> dict[int, Interval]:
     """For each square the mover can move to: what is proved about the best value (X's side) it
     gets by moving there, from the intervals of the moves there: for the mover, at least the
@@ -499,12 +517,9 @@ def board_svg(analyzer: Analyzer, p: Position, tint: bool = True, arrows: Sequen
         title = f"game over: {signed(result)}"
     elif tint:
         title = f"{side_name(p.turn)} to move"
-        if value is not None:
-            title += f", value {value.text()}"
-        elif values:  # the value is the best move's: between the best lower and the best upper bound
-            lo = max(_mover_key(p, iv)[0] for iv in values.values())
-            hi = max(_mover_key(p, iv)[1] for iv in values.values())
-            title += f", value {Interval.from_mover(p.turn, lo, hi, board.playable.bit_count()).text()}"
+        shown_value = narrowed_value(p, values, value)
+        if shown_value is not None:
+            title += f", value {shown_value.text()}"
     else:
         title = f"{side_name(p.turn)} to move"
     items = _legend_items(p, squares, arrows, last_move, players or {}) if legend else []
@@ -719,6 +734,13 @@ def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint:
     and no time: under the search a move not solved in its share is shown with its interval; under an exact solver a limit leaves the squares
     untinted), the move played and the best move as arrows, the move before it framed, and the
     legend (the mover named)."""
+    return check_board(verifier, c, last_move, tint, legend, seconds)[0]
+
+
+def check_board(verifier: Verifier, c: Check, last_move: Move | None = None, tint: bool = True,
+                legend: bool = True, seconds: float | None = TINT_SECONDS) -> tuple[str, Interval | None]:
+    """:func:`check_svg`, and the position's value as the board shows it: the judged one
+    (``c.best_interval``), narrowed by what the tint proved of every move."""
     analyzer = verifier.analyzer(c.position)
     values: Mapping[Move, Interval] | None = None
     nodes = verifier.solver.limits.nodes
@@ -732,9 +754,10 @@ def check_svg(verifier: Verifier, c: Check, last_move: Move | None = None, tint:
     played = next((a.move for a in arrows if a.kind == "played"), None)
     if played is not None and any(a.move.to == played.to for a in arrows if a.kind != "played"):
         played = None  # the best move ends there too: the square shows the best, as everywhere
-    return board_svg(analyzer, c.position, tint=tint or bool(judged), arrows=arrows, last_move=last_move,
-                     legend=legend, players={c.position.turn: c.player}, values=judged, value=c.best_interval,
-                     shown=played)
+    svg = board_svg(analyzer, c.position, tint=tint or bool(judged), arrows=arrows, last_move=last_move,
+                    legend=legend, players={c.position.turn: c.player}, values=judged, value=c.best_interval,
+                    shown=played)
+    return svg, narrowed_value(c.position, judged, c.best_interval)
 
 
 def judged_intervals(c: Check, values: Mapping[Move, Interval]) -> dict[Move, Interval]:
@@ -819,14 +842,18 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
             if on_board is not None:
                 on_board(drawn, total)
             try:
-                svg = check_svg(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
+                svg, shown = check_board(verifier, c, before.get(k), tint=tint, seconds=tint_seconds)
             except KeyboardInterrupt:  # Ctrl-C while solving the moves: the rest untinted
                 tint = False
-                svg = check_svg(verifier, c, before.get(k), tint=False)
+                svg, shown = check_board(verifier, c, before.get(k), tint=False)
+            more = ""
+            if shown is not None and shown != c.best_interval:  # (the tint's own search proved more)
+                more = (f' <span class="tint-value">The board\'s own search proved more: {side_name(c.position.turn)} '
+                        f"{mover_words(c.position, shown)} (value {shown.text()}).</span>")
             cards.append(
                 f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
                 f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
-                f'<p class="verdict">{side_name(c.position.turn)} to move: {escape(verdict_words(c))}.</p>'
+                f'<p class="verdict">{side_name(c.position.turn)} to move: {escape(verdict_words(c))}.{more}</p>'
                 f"<p><code>{escape(write_fen(c.position))}</code></p>{svg}</section>")
         elif c.problem:
             cards.append(f'<section class="problem"><h3>{escape(c.player)}: problem, {escape(c.source)}:{c.line}'

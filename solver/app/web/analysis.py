@@ -430,6 +430,7 @@ def analyse(settings: Settings, job: Job, p: Position) -> Analysis:
     analyzer, key = _analyzer(solver, p, job)
     oracle = analyzer.oracle
     nodes0 = oracle.states
+    job.node_count = lambda: oracle.states - nodes0  # (the page's progress line: the whole analysis's)
     search = isinstance(oracle, SearchOracle)
     job.update(phase="solving", partial=Analysis(p, result.root, dict(values), "cache", stopped="time"))
     if search:

@@ -38,6 +38,7 @@ class Job:
         self.created = time.monotonic()
         self.deadline = self.created + seconds
         self.nodes = nodes
+        self.node_count: Callable[[], int] | None = None  # the job's own count of its nodes, if it has one
         self.stop_requested = False
         self.state: dict[str, Any] = {"phase": "queued"}
         self.version = 0
@@ -67,7 +68,9 @@ class Job:
 
     def on_progress(self, ev: Progress) -> None:
         """The solver's progress callback (in the worker thread): the live state, then the stop flag."""
-        changes: dict[str, Any] = {"phase": ev.phase, "done": ev.done, "total": ev.total, "unit": ev.unit,
+        # (the job's nodes, all its searches': an event counts one search's, from where it began)
+        done = self.node_count() if ev.unit == "nodes" and self.node_count is not None else ev.done
+        changes: dict[str, Any] = {"phase": ev.phase, "done": done, "total": ev.total, "unit": ev.unit,
                                    "elapsed": round(time.monotonic() - self.created, 3)}
         if ev.position is not None and ev.lower is not None and ev.upper is not None:
             changes.update(lower=ev.lower, upper=ev.upper, best=ev.best_move_name)

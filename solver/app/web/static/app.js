@@ -286,6 +286,7 @@ function verdictOf(ply) {
 function renderLine() {
   const ol = $("line");
   ol.innerHTML = "";
+  $("line-empty").hidden = state.line.length > 1;
   state.line.forEach((entry, ply) => {
     if (ply === 0) return;
     const li = document.createElement("li");
