@@ -210,3 +210,24 @@ def test_a_search_dropped_frees_its_tables_at_once():
         assert [r() for r in refs] == [None] * 4
     finally:
         gc.enable()
+
+
+def test_no_test_begins_past_the_deadline():
+    """Past the oracle's deadline a test stops at once ('time'), even one so small that its kernels
+    would answer before their first look at the stop flag. A draw's depth walk asks hundreds of
+    thousands of such tests: on a 6-empty uai draw, `--timeout 60` ran 131 s (and `--timeout 20`,
+    120 s) until the walk's own node budget ended it. With time left the same test answers."""
+    import time
+
+    from solver.common.limits import TimeLimitError
+    from solver.common.scores import M
+    from solver.game.rules import UAI
+
+    # (X cannot reach g1: it passes, and O fills it: -7)
+    p = parse_fen("xxxxxxx/xxxxxxx/xxxxxxx/ooooooo/ooooooo/ooooooo/oooooo1 x 0 1", rules=UAI)
+    o = SearchOracle(p.board, p.rules, threads=2)
+    o.deadline = time.monotonic() - 1
+    with pytest.raises(TimeLimitError):
+        o.score_test(p, -7 * M)
+    o.deadline = None
+    assert o.score_test(p, -7 * M)[0] is True and o.value(p) == -7

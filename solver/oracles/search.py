@@ -109,19 +109,16 @@ SYMMETRY_MAX_SQUARES = 25  # on larger boards symmetric transpositions are too r
 SMALL_BOARD = 20  # squares: up to this many, the search without a budget answers at once (cycles close quickly)
 BUDGETS = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 250)  # plies of a run without a clone
 BUDGET_LIMIT = BUDGETS[-1]  # the largest budget before the search of the real game (plies left fit a byte)
-# enhanced transposition cut-offs at the nodes of a test's first plies. At every node they cost more than
-# they saved: the 6-empty engine games, one thread, 60 M nodes a position, 4 plies against every node: under
-# classic 3 against 2 exact in 19 to 25 % less CPU, under uai 3 against 2 in 17 to 24 % less (8 empty: 13 %)
+# enhanced transposition cut-offs at a test's first plies only (6-empty engine games, one thread, 60 M nodes:
+# 3 exact against 2 at every node, in 17 to 25 % less CPU under classic and uai; 8 empty: 13 % less)
 ETC_PLIES = 4
-LAST_EMPTY = 3  # children with at most this many empty squares go to the last plies' solver first
-LAST_PLIES = 8  # the plies it may follow
+LAST_EMPTY, LAST_PLIES = 3, 8  # children with at most 3 empty squares: the last plies' solver first, 8 plies
 # the nodes it may take for one child: a child it cannot settle (a jump war) costs them all. With 2,000, the
 # 6-empty engine games under uai (20 s, both cores) had 3 of 10 exact; with 300, 4 (those 3 1.4 to 3 times sooner).
 LAST_NODES = 300
 FIRST_BUDGET = 1 << 16  # nodes of a test's first try in bounds_of (then four times more each round)
-# nodes of each prover's first turn when several share a thread. 1 << 16 rather than 1 << 18: on the 6-empty
-# engine games under uai, one thread and 150 M nodes a position (the same nodes on any machine), 4 of 10 exact
-# against 3 (two of the three sooner); under classic 4 and 4 (three of four sooner, one later); 8 empty: no change
+# nodes of each prover's first turn when several share a thread; against 1 << 18 (6-empty engine games, one
+# thread, 150 M nodes): uai 4 of 10 exact against 3, classic 4 and 4 (three sooner, one later); 8 empty: the same
 FIRST_SLICE = 1 << 16
 FIRST_TABLE_BITS = 16  # the table's first size: 2 MiB (it grows fourfold as the nodes call for it)
 ENTRIES_PER_NODE = 4  # table entries for each node a search may take
@@ -563,13 +560,17 @@ class SearchOracle(Oracle):
         ``budget``: nodes this test may take (every thread's count; 0: none beyond the oracle's
         limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
         limit, 'budget', 'stack'). It runs in slices while the table may grow: when the nodes
-        call for a larger table (:meth:`_grow`) the threads stop, and go on from what it keeps."""
+        call for a larger table (:meth:`_grow`) the threads stop, and go on from what it keeps.
+        No test begins once the oracle's node limit or deadline is past (a small test would end
+        before its kernels' first look at the stop flag, and a depth walk asks a great many)."""
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
         total = self.states
         if self.node_limit and total >= self.node_limit:
-            raise SearchStopped("nodes", total)  # the run's budget is spent: no test begins
+            raise SearchStopped("nodes", total)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchStopped("time", total)
         limits = []
         for w in workers:
             cap = 0
