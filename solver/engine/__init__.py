@@ -21,7 +21,7 @@ kernel module through this package as an attribute, ``engine.search.search_test`
 
 Importing this package loads nothing: a kernel module (and numba, about a second)
 is imported on first access, so ``import solver.app.cli`` stays fast. :class:`Run`
-calls a kernel in a worker thread, abortable, with progress; the first use of a
+calls a kernel in a worker thread (kept for the next call), abortable, with progress; the first use of a
 kernel not yet in numba's on-disk cache is said out loud (a log message).
 """
 
@@ -33,6 +33,7 @@ import importlib
 import importlib.metadata
 import logging
 import os
+import queue
 import sys
 import threading
 import time
@@ -204,6 +205,60 @@ def record_compilation() -> None:
                 continue
 
 
+class _Worker(threading.Thread):
+    """A thread that runs the functions given to it, one at a time; ``done`` is set when the last
+    one has returned. (A daemon: a command that ends while a kernel runs does not wait for it.)"""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.todo: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.done = threading.Event()
+        self.done.set()
+
+    def give(self, fn: Callable[[], None]) -> None:
+        self.done.clear()
+        self.todo.put(fn)
+
+    def run(self) -> None:
+        while True:
+            fn = self.todo.get()
+            try:
+                fn()
+            finally:
+                del fn  # (nothing of a finished call is kept: its search's tables are freed at once)
+                self.done.set()
+
+
+class _Workers:
+    """The idle worker threads, kept for the next kernel call: a thread started for each call cost
+    so much that a draw's depth walk (about 260,000 small tests, two threads each) spent 61 s of its
+    160 s in the system, starting and ending them."""
+
+    def __init__(self) -> None:
+        self.idle: list[_Worker] = []
+        self.lock = threading.Lock()
+
+    def take(self) -> _Worker:
+        with self.lock:
+            if self.idle:
+                return self.idle.pop()
+        old = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        try:
+            worker = _Worker()
+            worker.start()
+        finally:
+            threading.stack_size(old)
+        return worker
+
+    def put_back(self, worker: _Worker) -> None:
+        with self.lock:
+            self.idle.append(worker)
+
+
+_WORKERS = _Workers()
+
+
 class Run:
     """One kernel call in a worker thread: ``abort`` and ``progress`` are shared int64 arrays.
 
@@ -248,18 +303,13 @@ class Run:
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 box[k] = exc
 
-        old = threading.stack_size()
-        threading.stack_size(STACK_BYTES)
+        workers = [_WORKERS.take() for _ in fns]
+        for k, worker in enumerate(workers):
+            worker.give(functools.partial(target, k))
         try:
-            workers = [threading.Thread(target=target, args=(k,), daemon=True) for k in range(len(fns))]
-            for worker in workers:
-                worker.start()
-        finally:
-            threading.stack_size(old)
-        try:
-            while any(worker.is_alive() for worker in workers):
+            while not all(worker.done.is_set() for worker in workers):
                 for worker in workers:
-                    worker.join(0.05 / len(workers))
+                    worker.done.wait(0.05 / len(workers))
                 if on_tick is not None:
                     on_tick(self.progress)
                 if deadline is not None and time.monotonic() > deadline and not self.timed_out:
@@ -268,8 +318,12 @@ class Run:
         except KeyboardInterrupt:
             self.abort[0] = 1
             for worker in workers:
-                worker.join()
+                worker.done.wait()
             raise
+        finally:
+            for worker in workers:
+                if worker.done.is_set():
+                    _WORKERS.put_back(worker)
         record_compilation()
         # a new list, and ``box`` emptied: an exception's traceback holds the frames of ``target``,
         # which hold ``box``; were the exception still in it, that cycle would keep the callers'
