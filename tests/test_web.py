@@ -354,6 +354,17 @@ def test_kernel_calls_reuse_their_threads():
     [error] = Run().call_many([fails])
     assert isinstance(error, ValueError) and str(error) == "in the kernel"
     assert Run().call_many([lambda: 7]) == [7]
+    # a child made by fork (a library user's multiprocessing) starts threads of its own
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_call_in_a_child).get(timeout=60) == [7]
+
+
+def _call_in_a_child() -> list:
+    from solver.engine import Run
+
+    return Run().call_many([lambda: 7])
 
 
 def test_verify_gives_verify_json_records(tmp_path, capsys):

@@ -255,8 +255,14 @@ class _Workers:
         with self.lock:
             self.idle.append(worker)
 
+    def forget(self) -> None:
+        """In a child process made by fork: the parent's threads are not there."""
+        self.idle = []
+        self.lock = threading.Lock()
+
 
 _WORKERS = _Workers()
+os.register_at_fork(after_in_child=_WORKERS.forget)
 
 
 class Run:
