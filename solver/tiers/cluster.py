@@ -51,7 +51,7 @@ class DaskExecutor:
 
     def __init__(self, client: Any, in_flight_per_worker: int = 2) -> None:
         self.client = client
-        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        self.workers = max(1, len(client.nthreads()))  # (not scheduler_info(): see RoutedTierSolver.workers_now)
         self.window = in_flight_per_worker * self.workers
 
     def share(self, obj: Any) -> Any:

@@ -307,10 +307,16 @@ class RoutedTierSolver(TierSolver):
 
     def slots(self) -> list[str]:
         """A worker's address for each worker thread: the first thread of every worker, then the second..."""
-        workers = self.client.scheduler_info()["workers"]
+        workers = self.workers_now()
         addresses = sorted(workers)
-        most = max((int(workers[a].get("nthreads", 1)) for a in addresses), default=0)
-        return [a for r in range(most) for a in addresses if int(workers[a].get("nthreads", 1)) > r]
+        most = max((workers[a] for a in addresses), default=0)
+        return [a for r in range(most) for a in addresses if workers[a] > r]
+
+    def workers_now(self) -> dict[str, int]:
+        """The workers in the cluster now, and the threads of each, asked of the scheduler. (Not
+        ``Client.scheduler_info()``: the client's periodic update, of totals only, can replace its
+        answer before it is read, and the cluster then seemed to have no workers.)"""
+        return {str(a): int(n) for a, n in self.client.nthreads().items()}
 
     def give_back_freed_memory(self) -> bool:
         """Every worker's allocator told to give freed memory back at once
@@ -331,7 +337,7 @@ class RoutedTierSolver(TierSolver):
                     out.append(f.result(timeout=self.poll))
                     break
                 except (TimeoutError, asyncio.TimeoutError):
-                    gone = sorted(set(where) - set(self.client.scheduler_info()["workers"]))
+                    gone = sorted(set(where) - set(self.workers_now()))
                     if gone:
                         raise ClusterError(f"worker {gone[0]} left the cluster while it held part of the tier: "
                                            f"the tier is lost (build again: the tiers written are kept)") from None
@@ -356,7 +362,7 @@ class RoutedTierSolver(TierSolver):
                     f.result()
                     raise ClusterError(f"a task of the tier was {f.status}")
             if time.monotonic() - last > self.poll:
-                gone = sorted(set(where) - set(self.client.scheduler_info()["workers"]))
+                gone = sorted(set(where) - set(self.workers_now()))
                 if gone:
                     raise ClusterError(f"worker {gone[0]} left the cluster while it held part of the tier: "
                                        f"the tier is lost (build again: the tiers written are kept)")
