@@ -209,16 +209,20 @@ def test_a_request_s_search_table_grows_no_larger_than_on_the_command_line(monke
 
 
 class Recorder(Job):
-    """A job that keeps the moves searched, in order, and each partial analysis published."""
+    """A job that keeps the moves searched, in order, each partial analysis published and the node
+    counts its progress line showed."""
 
-    def __init__(self) -> None:
-        super().__init__("t", 600.0, None)
+    def __init__(self, seconds: float = 600.0) -> None:
+        super().__init__("t", seconds, None)
         self.searched: list[str] = []
         self.partials: list = []
+        self.counts: list[int] = []
 
     def update(self, **changes) -> None:
         if "searching" in changes:
             self.searched.append(changes["searching"])
+        if changes.get("unit") == "nodes":
+            self.counts.append(changes["done"])
         if changes.get("partial") is not None:
             self.partials.append(changes["partial"])
         super().update(**changes)
@@ -584,19 +588,6 @@ def test_a_bound_proved_with_a_move_shows_in_that_moves_row(monkeypatch):
     assert all(m["category"] == "unknown" for name, m in rows.items() if name != move)
 
 
-class Counted(Job):
-    """A job that keeps the node counts its progress line showed, in order."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__("t", seconds, None)
-        self.counts: list[int] = []
-
-    def update(self, **changes) -> None:
-        if changes.get("unit") == "nodes":
-            self.counts.append(changes["done"])
-        super().update(**changes)
-
-
 def test_the_progress_line_counts_the_whole_analysis_nodes(monkeypatch):
     """The page's progress line ("searching after e1c3, 865.9k nodes, 19.8 s") counts the nodes of
     the whole analysis, as its seconds do: it never falls when the next move's search begins, and
@@ -606,7 +597,7 @@ def test_the_progress_line_counts_the_whole_analysis_nodes(monkeypatch):
 
     monkeypatch.setattr(analysis, "_workshop", analysis._Workshop())
     p = parse_position("1xxoxx1/ooxoooo/ooooooo/oooxooo/xxooxox/ooooxox/xxxxxoo x 0 34").position
-    job = Counted(4.0)  # (each move's depth takes minutes: the budget ends the analysis)
+    job = Recorder(4.0)  # (each move's depth takes minutes: the budget ends the analysis)
     a = analysis.analyse(Settings(max_seconds=4.0, cache_path=None), job, p)
     assert a.solver == "search" and len(p.legal_moves()) > 1
     assert len(job.counts) > 10
