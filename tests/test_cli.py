@@ -91,6 +91,35 @@ def test_a_best_move_bound_of_all_the_squares_is_reported(monkeypatch, capsys):
     assert sides["x"]["best_move_bound"] == {"lower": 4} and sides["o"]["best_move_bound"] == {"upper": -4}
 
 
+def test_the_search_says_how_long_the_value_took_and_how_long_its_depth(monkeypatch, capsys):
+    assert run(["--solver", "search", "--json"], "x...o\n", monkeypatch) == 0
+    obj = json.loads(capsys.readouterr().out)
+    for side in obj["sides"].values():
+        assert side["value_seconds"] >= 0 and side["depth_seconds"] >= 0
+    assert sum(s["value_seconds"] + s["depth_seconds"] for s in obj["sides"].values()) <= obj["seconds"]
+    assert run(["--solver", "reference", "--json"], "x...o\n", monkeypatch) == 0
+    assert not any("value_seconds" in s or "depth_seconds" in s
+                   for s in json.loads(capsys.readouterr().out)["sides"].values())
+
+
+def test_the_text_splits_the_time_of_a_long_solve_between_value_and_depth():
+    import dataclasses
+
+    from solver import Solver
+    from solver.solve.report import time_split
+    report = Solver(algorithm="search").solve("x...o")
+    assert time_split(report) == ""  # a quick solve: no split
+    slow = dataclasses.replace(report, seconds=3.0)
+    slow.sides[0].value_seconds, slow.sides[0].depth_seconds = 0.5, 1.25
+    slow.sides[1].value_seconds, slow.sides[1].depth_seconds = 0.25, 1.0
+    assert time_split(slow) == ": the values in 0.75 s, the depths in 2.25 s"
+    assert str(slow).splitlines()[-1].endswith("s (search): the values in 0.75 s, the depths in 2.25 s")
+    one = dataclasses.replace(slow, sides=slow.sides[:1])
+    assert time_split(one) == ": the value in 0.50 s, the depth in 1.25 s"
+    slow.sides[1].depth_seconds = None  # a side whose value was not analysed is left out
+    assert time_split(slow) == ": the value in 0.50 s, the depth in 1.25 s"
+
+
 def test_outcome_only_still_draws_a_board_solved_for_both_sides(tmp_path, monkeypatch, capsys):
     svg = tmp_path / "b.svg"
     assert run(["--solver", "reference", "--outcome-only", "--svg", str(svg)], "x...o\n", monkeypatch) == 0

@@ -67,6 +67,10 @@ class SideResult:
     stopped: str | None = None  # why the side is not exact: a StopReason (a str, the JSON word)
     stop_message: str | None = None
     nodes: int = 0
+    # Seconds spent on this side by the search engine: proving the interval (the value, when it is
+    # exact), then the analysis of an exact value (depth, moves, line); None when not done here.
+    value_seconds: float | None = None
+    depth_seconds: float | None = None
 
     @property
     def side(self) -> Side:
@@ -315,9 +319,21 @@ def report_text(report: Report, show_moves: bool = False, orth_tree: bool = Fals
     if e.expect and not report.expect_failures:
         out.append("expect: ok")
     what = "searched" if report.unit == "nodes" else "solved"
-    out.append(f"{what} {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.solver})")
+    out.append(f"{what} {report.states:,} {report.unit} in {report.seconds:.2f} s ({report.solver})" + time_split(report))
     # Names, file names and expectations come from the input: no control character reaches a terminal.
     return "\n".join(printable(line) for line in "\n".join(out).split("\n"))
+
+
+def time_split(report: Report) -> str:
+    """``: the value in A s, the depth in B s`` when the search proved a value and then analysed it
+    (its depth, moves and line), and the whole took a second or more; else nothing."""
+    timed = [s for s in report.sides if s.value_seconds is not None and s.depth_seconds is not None]
+    if not timed or report.seconds < 1:
+        return ""
+    value = sum(s.value_seconds or 0.0 for s in timed)
+    depth = sum(s.depth_seconds or 0.0 for s in timed)
+    plural = "s" if len(timed) > 1 else ""
+    return f": the value{plural} in {value:.2f} s, the depth{plural} in {depth:.2f} s"
 
 
 # -- JSON -----------------------------------------------------------------------------------------
@@ -352,6 +368,10 @@ def side_json(s: SideResult, show_moves: bool = False, notation: Notation = UAI_
     if s.stopped is not None:
         out["stopped"] = s.stopped
     out["nodes"] = s.nodes
+    if s.value_seconds is not None:
+        out["value_seconds"] = round(s.value_seconds, 4)
+    if s.depth_seconds is not None:
+        out["depth_seconds"] = round(s.depth_seconds, 4)
     if show_moves and s.moves:
         out["moves"] = [move_json(m, notation.move(s.position, m.move)) for m in s.moves]
     return out

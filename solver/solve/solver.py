@@ -353,8 +353,9 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 continue
             if deadline is not None:
                 oracle.deadline = time.monotonic() + (deadline - time.monotonic()) / (len(results) - k)
-            nodes0 = oracle.states
+            nodes0, began = oracle.states, time.perf_counter()
             b = oracle.bounds(p, outcome_only=outcome_only)
+            res.value_seconds = time.perf_counter() - began
             res.interval = Interval.from_mover(p.turn, b.lower, b.upper, squares)
             res.nodes = oracle.states - nodes0
             res.stopped = b.stopped
@@ -373,7 +374,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             if stopped is not None and res.stopped is None and not res.exact:
                 res.stopped, res.stop_message = stopped, stop_message
             continue
-        nodes0 = oracle.states
+        nodes0, began = oracle.states, time.perf_counter()
         try:
             if proves_bounds and not dominance and not p.is_over():
                 fast = (analysis_by_tests(oracle, p, res.interval.lower * p.turn.sign) if res.interval.lower != 0
@@ -419,6 +420,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 res.stop_message = str(exc) or None
             if res.stopped == StopReason.INTERRUPT:
                 stopped = StopReason.INTERRUPT
+        if proves_bounds:
+            res.depth_seconds = time.perf_counter() - began
     board = None
     if len(sides) == 2:
         a, b2 = results[0].interval, results[1].interval
