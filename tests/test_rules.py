@@ -146,6 +146,15 @@ def test_transform_and_inversion():
         assert p.transform(perm).key() == p.key()
 
 
+def test_the_key_of_a_large_board_keeps_colour_inversion_but_not_its_symmetries():
+    p = parse_fen("xx4o/7/2x4/7/7/3o3/o5x o 3 9")
+    assert p.inverted().key() == p.key()
+    mirrored = [p.transform(perm).key() for perm in p.board.symmetries]
+    assert mirrored.count(p.key()) == 1  # only the identity (over 25 squares, no canonical form)
+    small = parse_fen("x3o/5/1x3/5/o3x o 3 9")
+    assert all(small.transform(perm).key() == small.key() for perm in small.board.symmetries)
+
+
 @pytest.mark.parametrize("rules", sorted(RULE_SETS))
 def test_is_legal_agrees_with_the_list_of_legal_moves(rules):
     """is_legal decides from the move's squares; it must say what legal_moves lists, for every

@@ -62,8 +62,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -96,6 +95,7 @@ from solver.game.board import Board
 from solver.game.rules import CLASSIC, Move, Position, Rules, X
 from solver.oracles.exact import DRAW_WALK_LIMIT, draw_depth, exact_score
 from solver.oracles.narrowing import Narrowing
+from solver.oracles.search_answers import Answer, SearchBounds, SearchStatus, SearchStopped, raise_stop
 from solver.oracles.searchfile import board_id, read_search_file, write_search_file
 from solver.oracles.oracle import (
     Bounds,
@@ -123,6 +123,10 @@ FIRST_SLICE = 1 << 16
 FIRST_TABLE_BITS = 16  # the table's first size: 2 MiB (it grows fourfold as the nodes call for it)
 ENTRIES_PER_NODE = 4  # table entries for each node a search may take
 MIN_SLICE = 1 << 14  # the fewest nodes a thread searches between two looks at the table's size
+# a test after the value (depth, line, moves) first searches the real game for this many nodes in the
+# calling thread: most of a depth walk's small tests end within them, and handing a test to the worker
+# threads costs more than such a test (the tests of bounds_of do not: there it proved a little less)
+INLINE_NODES = 1 << 12
 
 
 def no_probe_tables() -> tuple:
@@ -152,72 +156,6 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-class SearchStopped(Exception):
-    """A test stopped before it had an answer (``reason``: 'time', 'interrupt', 'nodes', 'budget',
-    'stack')."""
-
-    def __init__(self, reason: str, nodes: int):
-        super().__init__(reason)
-        self.reason = reason
-        self.nodes = nodes
-
-
-def _raise_stop(kernel: Any, reason: int, abort: np.ndarray, nodes: int) -> None:
-    """Raise :class:`SearchStopped` for a kernel's stop code (its module's ``STOP_*``), if any."""
-    if reason == kernel.STOP_ABORT:
-        raise SearchStopped("cancelled" if abort[0] == 2 else "abort", nodes)
-    if reason == kernel.STOP_NODES:
-        raise SearchStopped("limit", nodes)
-    if reason == kernel.STOP_STACK:
-        raise SearchStopped("stack", nodes)
-
-
-@dataclass
-class SearchBounds:
-    """What a search proved about a position, from the mover's side (kernel move codes:
-    :meth:`SearchOracle.bounds_of`; :meth:`SearchOracle.bounds` gives the oracle contract's
-    :class:`solver.oracles.oracle.Bounds` with a :class:`solver.game.rules.Move`).
-
-    ``lower <= value <= upper``; ``best_move`` (a kernel move code, or None when the
-    game is over) is a move whose value is proved to be at least ``best_lower``.
-    ``stopped`` says why the search ended before ``lower == upper`` (None if it did not).
-    """
-
-    lower: int
-    upper: int
-    best_move: int | None
-    best_lower: int
-    nodes: int
-    seconds: float
-    stopped: str | None = None
-    outcome_seconds: float | None = None  # when the outcome was proved (since the start)
-    outcome_nodes: int | None = None  # the nodes searched by then
-
-    @property
-    def exact(self) -> bool:
-        return self.lower == self.upper
-
-
-@dataclass
-class SearchStatus:
-    """What a search has proved so far, for the progress callback: the interval being narrowed
-    (the mover's side) and the best move found (a code)."""
-
-    lower: int
-    upper: int
-    best_move: int | None = None
-
-
-@dataclass
-class Answer:
-    """A test's answer: does the mover's score reach the threshold, the fail-soft score that shows
-    it, and the move that proves it (a code; None when the answer is no or needed no move)."""
-
-    holds: bool
-    score: int
-    move: int | None
 
 
 class _Thread:
@@ -311,6 +249,7 @@ class SearchOracle(Oracle):
         self._results: dict = {}
         self._ladder: dict = {}  # (mine, theirs, counter, s, prover) -> the next budget to try
         self.repetitions = True  # the repetition rule in budgeted games (see the kernel's docstring)
+        self._inline_tick = 0.0  # when the last small test in the calling thread gave the progress
         self.last_empty = LAST_EMPTY  # the last plies' solver (engine/lastplies.py) below this (0: none)
         self.proofs: dict = {}  # (prover, budget) -> tests it answered: 'P'/'F' at a budget, 'C' the real game, 'D'
 
@@ -405,7 +344,7 @@ class SearchOracle(Oracle):
                          self.last_empty, LAST_PLIES, LAST_NODES], np.int64)
         r = S.search_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                           (w.ck, w.ci, w.history, w.stats, abort), opts, self.tb)
-        _raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
+        raise_stop(S, int(w.stats[S.S_STOP]), abort, w.nodes)
         return int(r), int(w.stats[S.S_ROOTMOVE])
 
     def _grow(self, nodes: int) -> None:
@@ -437,7 +376,7 @@ class SearchOracle(Oracle):
                         np.int64)
         r = int(D.dfpn_test(np.uint64(mine), np.uint64(theirs), np.int64(counter), np.int64(s), self.geo, self.tt,
                             self.dtt, (w.stats, abort), opts, self.tb))
-        _raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
+        raise_stop(D, int(w.stats[D.S_STOP]), abort, w.nodes)
         self._note_proof("D", 0)
         holds = r >= s
         move = int(w.stats[D.S_ROOTMOVE])
@@ -555,14 +494,16 @@ class SearchOracle(Oracle):
                 break
         return None
 
-    def test_answer(self, mine: int, theirs: int, counter: int, s: int, budget: int = 0) -> Answer:
+    def test_answer(self, mine: int, theirs: int, counter: int, s: int, budget: int = 0,
+                    inline: bool = False) -> Answer:
         """Is the mover's score at least s? The race of provers (module docstring) on every thread.
         ``budget``: nodes this test may take (every thread's count; 0: none beyond the oracle's
         limit). Raises :class:`SearchStopped` ('time', 'interrupt', 'nodes' for the oracle's
         limit, 'budget', 'stack'). It runs in slices while the table may grow: when the nodes
         call for a larger table (:meth:`_grow`) the threads stop, and go on from what it keeps.
         No test begins once the oracle's node limit or deadline is past (a small test would end
-        before its kernels' first look at the stop flag, and a depth walk asks a great many)."""
+        before its kernels' first look at the stop flag, and a depth walk asks a great many).
+        ``inline``: first :meth:`_inline` (the tests after the value, most of them small)."""
         mine, theirs, counter = int(mine), int(theirs), int(counter)
         nthreads = self.threads if self.budget_limit > 0 else 1  # on small boards one search answers
         workers = self.workers[:nthreads]
@@ -571,6 +512,11 @@ class SearchOracle(Oracle):
             raise SearchStopped("nodes", total)
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise SearchStopped("time", total)
+        if inline and self.provers is None:
+            a = self._inline(workers[0], mine, theirs, counter, s, budget)
+            if a is not None:
+                return a
+            total = self.states
         limits = []
         for w in workers:
             cap = 0
@@ -597,6 +543,31 @@ class SearchOracle(Oracle):
                     raise SearchStopped("nodes", self.states) from None
                 if all(l and w.nodes >= l for w, l in zip(workers, limits)):
                     raise SearchStopped("budget", self.states) from None
+
+    def _inline(self, w: _Thread, mine: int, theirs: int, counter: int, s: int, budget: int) -> Answer | None:
+        """The first :data:`INLINE_NODES` nodes of a test: the search of the real game in the calling
+        thread (no thread handed the work, no race); its answer, or None when it needs more."""
+        cap = INLINE_NODES
+        if budget:
+            cap = min(cap, max(1, budget // 2))
+        if self.node_limit:
+            cap = min(cap, max(1, self.node_limit - self.states))
+        engine.announce_compilation("search_test")
+        try:
+            a = self._real(w, np.zeros(1, np.int64), mine, theirs, counter, s, w.nodes + cap)
+        except SearchStopped as stop:
+            if stop.reason not in ("limit", "stack"):
+                raise
+            return None
+        except KeyboardInterrupt:
+            raise SearchStopped("interrupt", self.states) from None
+        finally:
+            engine.record_compilation()
+            now = time.monotonic()
+            if now - self._inline_tick >= 0.05:  # the progress callback, as a race's ticks give it
+                self._inline_tick = now
+                self._tick(w.stats)
+        return a
 
     def _race(self, workers: list[_Thread], mine: int, theirs: int, counter: int, s: int,
               limits: list[int]) -> Answer:
@@ -956,7 +927,7 @@ class SearchOracle(Oracle):
             return score >= s, score
         mine, theirs, counter = self._bits(position)
         try:
-            a = self.test_answer(mine, theirs, counter, s, budget)
+            a = self.test_answer(mine, theirs, counter, s, budget, inline=True)
         except SearchStopped as stop:
             if stop.reason == "budget":
                 raise BudgetError(f"the question went past {budget:,} nodes") from None
