@@ -29,11 +29,12 @@ from solver.oracles.oracle import Oracle, mover_value
 # reaches that score, the line the preferred moves followed.
 
 OPTIMAL_BUDGET = 1 << 20  # nodes each move may take to show whether it keeps the value
-# nodes each test of the depth may take: where jump wars can repeat, the longest loss is a long
-# question (3 empty squares of a 7 x 7 board: 3 billion nodes); the value stays exact without it
+# nodes each test of the depth may take when the caller set no limit of its own (a time or node
+# limit replaces it): where jump wars can repeat, the longest loss is a long question (3 empty
+# squares of a 7 x 7 board: 3 billion nodes); the value stays exact without it
 DEPTH_BUDGET = 1 << 24
-# nodes the depth of a draw may take: every position of the longest drawing line and its moves'
-# tests (a draw kept by jump wars may have millions of such positions; the value stays exact)
+# nodes the depth of a draw may take (likewise): every position of the longest drawing line and
+# its moves' tests (a draw kept by jump wars may have millions of such positions)
 DRAW_BUDGET = 1 << 26
 DRAW_WALK_LIMIT = 200_000  # positions the walk of a draw's depth may visit
 
@@ -125,14 +126,14 @@ def optimal_by_tests(oracle: Oracle, p: Position, value: int, known: Move | None
         return None
 
 
-def analysis_by_tests(oracle: Oracle, p: Position, value: int) -> ExactLine:
+def analysis_by_tests(oracle: Oracle, p: Position, value: int, budget: int = DEPTH_BUDGET) -> ExactLine:
     """The depth, preferred move and line of p, whose value for the mover is ``value`` (exact, not
     0), then, within a budget per move, the moves that keep the value. Raises LimitError (before
     the line is known; :class:`~solver.common.limits.BudgetError` when a test of the depth, the preferred
-    move or the line goes past :data:`DEPTH_BUDGET` nodes)."""
-    score = exact_score(oracle, p, value, DEPTH_BUDGET)
-    best = preferred_by_tests(oracle, p, score, DEPTH_BUDGET)
-    line = line_by_tests(oracle, p, score, DEPTH_BUDGET)
+    move or the line goes past ``budget`` nodes; 0: no budget but the oracle's limits)."""
+    score = exact_score(oracle, p, value, budget)
+    best = preferred_by_tests(oracle, p, score, budget)
+    line = line_by_tests(oracle, p, score, budget)
     optimal = optimal_by_tests(oracle, p, value, best)
     tied: list[Move] | None = None
     if optimal is not None:
@@ -204,25 +205,25 @@ def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Positi
 
 
 def draw_analysis_by_tests(oracle: Oracle, p: Position, budget: int = DRAW_BUDGET,
-                           limit: int = DRAW_WALK_LIMIT) -> ExactLine:
+                           limit: int = DRAW_WALK_LIMIT, test_budget: int = DEPTH_BUDGET) -> ExactLine:
     """The depth, preferred move, line and optimal moves of a drawn position p (value 0) by tests:
     a child keeps the draw when one test shows that its mover cannot win
-    (:func:`keeps_value`, each within :data:`DEPTH_BUDGET` nodes); the depth is the longest
+    (:func:`keeps_value`, each within ``test_budget`` nodes); the depth is the longest
     drawing line (:func:`walk_draw`, infinite through a cycle), the preferred move the drawing
     move that postpones the end longest (then the first in notation order), the line the preferred
     moves to the end of the game or to the first repeated position. The whole walk may take
-    ``budget`` of the oracle's nodes and ``limit`` positions. Raises LimitError
-    (:class:`~solver.common.limits.BudgetError` past the budget)."""
+    ``budget`` of the oracle's nodes and ``limit`` positions (a budget 0: none but the oracle's
+    limits). Raises LimitError (:class:`~solver.common.limits.BudgetError` past a budget)."""
     start = oracle.states
     kids: dict = {}  # position -> its drawing moves, with the positions they reach (asked once)
 
     def drawing(q: Position) -> list[tuple[Move, Position]]:
         if q not in kids:
-            kids[q] = [(m, q.push(m)) for m in q.legal_moves() if keeps_value(oracle, q, m, 0, DEPTH_BUDGET)]
+            kids[q] = [(m, q.push(m)) for m in q.legal_moves() if keeps_value(oracle, q, m, 0, test_budget)]
         return kids[q]
 
     def check() -> None:
-        if oracle.states - start > budget:
+        if budget and oracle.states - start > budget:
             raise BudgetError(f"the depth of this draw needs more than {budget:,} nodes of tests")
 
     memo: dict = {}

@@ -37,6 +37,7 @@ from solver.game.rules import (
     CLASSIC,
     COUNTER_PLIES,
     O,
+    Move,
     Position,
     Rules,
     Side,
@@ -45,7 +46,14 @@ from solver.game.rules import (
     side_name,
 )
 from solver.io.formats import Entry, parse_position
-from solver.oracles.exact import DEPTH_BUDGET, analysis_by_tests, draw_analysis_by_tests, optimal_by_tests
+from solver.oracles.exact import (
+    DEPTH_BUDGET,
+    DRAW_BUDGET,
+    ExactLine,
+    analysis_by_tests,
+    draw_analysis_by_tests,
+    optimal_by_tests,
+)
 from solver.oracles.oracle import STOP_REASONS, Oracle, ProgressCallback, StopReason, stop_reason
 from solver.oracles.reference import ReferenceOracle
 from solver.oracles.retro import RetroOracle
@@ -325,6 +333,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
     squares = entry.position.board.playable.bit_count()
     results = [SideResult(p, Interval.unknown(squares)) for p in roots]
     proves_bounds = oracle.proves_bounds
+    limited = oracle.deadline is not None or bool(getattr(oracle, "node_limit", 0))
     stopped = None
     stop_message = None
     try:
@@ -377,8 +386,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
         nodes0, began = oracle.states, time.perf_counter()
         try:
             if proves_bounds and not dominance and not p.is_over():
-                fast = (analysis_by_tests(oracle, p, res.interval.lower * p.turn.sign) if res.interval.lower != 0
-                        else draw_analysis_by_tests(oracle, p))
+                keeps = res.best_move if res.best_bound == res.interval.lower else None
+                fast = _exact_analysis(oracle, p, res.interval.lower * p.turn.sign, keeps, limited)
                 end = p
                 for m in fast.line:
                     end = end.push(m)
@@ -402,7 +411,9 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             res.moves = []
             res.line = None
             res.stopped = stop_reason(exc)
-            if res.stopped == StopReason.DEPTH:  # the value is exact: the moves that keep it, if they show soon
+            if hasattr(exc, "optimal_moves"):  # found before the depth's search went on to the limit
+                res.optimal_moves = exc.optimal_moves
+            elif res.stopped == StopReason.DEPTH:  # the value is exact: the moves that keep it, if they show soon
                 keeps = res.best_move if res.best_bound == res.interval.lower else None
                 try:
                     res.optimal_moves = optimal_by_tests(oracle, p, res.interval.lower * p.turn.sign, keeps)
@@ -413,9 +424,10 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 if res.stopped != StopReason.DEPTH:
                     res.stop_message = oracle.stop_message(res.stopped) or None
                 elif str(exc).startswith("the depth of this draw"):  # the walk's own budget
-                    res.stop_message = f"{exc} (the value is exact)"
+                    res.stop_message = f"{exc} (the value is exact; with --timeout or --nodes it may search until that limit)"
                 else:
-                    res.stop_message = f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact)"
+                    res.stop_message = (f"the depth needs a test of more than {DEPTH_BUDGET:,} nodes (the value is exact;"
+                                        " with --timeout or --nodes the depth may search until that limit)")
             else:
                 res.stop_message = str(exc) or None
             if res.stopped == StopReason.INTERRUPT:
@@ -440,6 +452,30 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
     failures = check_expect(entry, results, board)
     return Report(entry, oracle.name, results, board, oracle.states, time.perf_counter() - start, failures,
                   oracle.unit)
+
+
+def _exact_analysis(oracle: Oracle, p: Position, value: int, keeps: Move | None, limited: bool) -> ExactLine:
+    """The depth, preferred move, line and optimal moves of p (its value for the mover exact),
+    by tests, first within the depth's own node budgets. Where the caller set a limit (a time or
+    node limit: how long it chose to wait), past a budget the moves that keep the value are found
+    (as without a limit), then the depth is searched again until the limit; a limit that stops
+    that search raises with those moves in its ``optimal_moves``. Raises LimitError."""
+    def analysis(budget: int, draw_budget: int) -> ExactLine:
+        if value:
+            return analysis_by_tests(oracle, p, value, budget)
+        return draw_analysis_by_tests(oracle, p, draw_budget, test_budget=budget)
+
+    try:
+        return analysis(DEPTH_BUDGET, DRAW_BUDGET)
+    except LimitError as exc:
+        if not limited or stop_reason(exc) != StopReason.DEPTH:
+            raise
+    optimal = optimal_by_tests(oracle, p, value, keeps)
+    try:
+        return analysis(0, 0)
+    except (LimitError, KeyboardInterrupt) as exc:
+        exc.optimal_moves = optimal  # type: ignore[union-attr]
+        raise
 
 
 def _moves_on_board(res: SideResult) -> None:
