@@ -120,6 +120,24 @@ def test_the_text_splits_the_time_of_a_long_solve_between_value_and_depth():
     assert time_split(slow) == ": the value in 0.50 s, the depth in 1.25 s"
 
 
+def test_ply_and_empty_on_an_input_without_games_say_that_they_pick_nothing(monkeypatch, capsys):
+    assert run(["--solver", "reference", "--empty", "2-3"], "x...o\n", monkeypatch) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ("ataxx-solve: --ply and --empty pick positions of PGN games; the input has no game, "
+                            "so every position is solved\n")
+    assert "X to move: O wins by 3" in captured.out
+    game = '[FEN "x2/3/2o x 0 1"]\n\n1. a2 b1 2. b2 *\n'
+    assert run(["--solver", "reference", "--empty", "1-9"], game, monkeypatch) == 0
+    assert "--empty" not in capsys.readouterr().err
+
+
+def test_the_help_lists_the_commands_in_one_column(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    rows = capsys.readouterr().out.split("commands (ataxx-solve COMMAND --help for each):\n")[1].splitlines()
+    assert len(rows) > 10 and len({len(r) - len(r[2:].split(" ", 1)[1].lstrip()) for r in rows}) == 1
+
+
 def test_outcome_only_still_draws_a_board_solved_for_both_sides(tmp_path, monkeypatch, capsys):
     svg = tmp_path / "b.svg"
     assert run(["--solver", "reference", "--outcome-only", "--svg", str(svg)], "x...o\n", monkeypatch) == 0

@@ -238,6 +238,7 @@ def test_a_large_counter_in_range_is_solved(monkeypatch, capsys):
     (["--timeout", "inf"], "not 'inf'"),
     (["--timeout", "1e400"], "not '1e400'"),
     (["--timeout", "0"], "must be more than 0"),
+    (["--timeout", "-1"], "argument --timeout: must be more than 0 and at most 10,000,000 seconds, not '-1'"),
     (["--tree-depth", "999999999999999999999999999999"], "argument --tree-depth: must be a whole number from 0 to 64"),
     (["--orth-depth", "\u00b2"], "argument --orth-depth: must be a whole number from 0 to 64, not '\u00b2'"),
     (["--max-states", "\u0663"], "argument --max-states: must be a whole number"),

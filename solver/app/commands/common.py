@@ -107,6 +107,8 @@ def size_arg(text: str) -> int:
 
 def seconds_arg(text: str) -> float:
     t = text.strip()
+    if t.startswith("-") and _SECONDS.fullmatch(t[1:]):
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_SECONDS:,} seconds, not {quote(text)}")
     if not _SECONDS.fullmatch(t):
         raise argparse.ArgumentTypeError(f"must be a number of seconds like 2 or 0.5, not {quote(text)}")
     value = float(t)

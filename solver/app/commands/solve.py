@@ -57,7 +57,7 @@ def add_solve(commands: Commands) -> Parser:
         description="Exact values of Ataxx positions. Reads position files (grid, colon grid, FEN or CS 61B\n"
                     "dump; several positions separated by blank lines), or standard input when no file is given.",
         epilog="commands (ataxx-solve COMMAND --help for each):\n"
-               + "\n".join(f"  {name:<8} {text}" for name, text in COMMANDS.items()),
+               + "\n".join(f"  {name:<{max(map(len, COMMANDS))}} {text}" for name, text in COMMANDS.items()),
     )
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="position files, or a FEN in quotes (default: standard input)")
@@ -120,6 +120,10 @@ def solve_command(args: argparse.Namespace) -> int:
             say(f"<stdin>: cannot read: {exc.strerror}")
             return EXIT_INPUT
         items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
+    entries = [item for item in items if not isinstance(item, PositionFormatError)]
+    if (args.ply is not None or args.empty is not None) and entries and all(e.history is None for e in entries):
+        say("ataxx-solve: --ply and --empty pick positions of PGN games; the input has no game, so every "
+            "position is solved")
     try:
         _outputs(args).check(sum(not isinstance(item, PositionFormatError) for item in items))
     except OutputError as exc:
