@@ -584,6 +584,9 @@ def test_the_audit_page_says_when_the_board_proved_more_than_the_verdict(monkeyp
     assert ET.fromstring(svg).find(SVG + "title").text == "X to move, value +5"
     page = pictures.html_report([c], [], v, "t")
     assert "The board's own search proved more: X wins by 5 (value +5)." in page
+    values = {m: Interval(-7, n, n) for m in values}  # narrower than the verdict's, outcome unknown:
+    values[p.parse_move("g7f5")] = Interval(-1, n, n)  # the interval alone, not words that repeat it
+    assert "The board's own search proved more: the value is -1..+49, X's side." in pictures.html_report([c], [], v, "t")
     del values[p.parse_move("a2")]  # (a move without an interval: the moves bound nothing)
     assert pictures.check_board(v, c)[1] == c.best_interval
     assert "proved more" not in pictures.html_report([c], [], v, "t")

@@ -848,8 +848,10 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
                 svg, shown = check_board(verifier, c, before.get(k), tint=False)
             more = ""
             if shown is not None and shown != c.best_interval:  # (the tint's own search proved more)
-                more = (f' <span class="tint-value">The board\'s own search proved more: {side_name(c.position.turn)} '
-                        f"{mover_words(c.position, shown)} (value {shown.text()}).</span>")
+                # (with the outcome unknown, words would only repeat the interval)
+                proved = (f"the value is {shown.text()}, X's side" if shown.outcome == "unknown"
+                          else f"{side_name(c.position.turn)} {mover_words(c.position, shown)} (value {shown.text()})")
+                more = f' <span class="tint-value">The board\'s own search proved more: {proved}.</span>'
             cards.append(
                 f'<section class="mistake {c.verdict}"><h3>{escape(c.player)}: {c.verdict}, '
                 f"{escape(c.source)}:{c.line}{' (' + escape(c.name) + ')' if c.name else ''}</h3>"
