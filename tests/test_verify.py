@@ -218,6 +218,29 @@ def test_verdicts_from_intervals():
     assert verdict(q, iv(-5, -3), iv(-2, -1)) == "inaccuracy"
 
 
+def test_the_position_is_worth_at_least_the_move_played(monkeypatch):
+    """When the move's own search proved more than the position's (a user's trial: the position
+    -49..+49, the move played -11..-7), the position's interval is narrowed by it: the mover can
+    always play that move. Both sides to move."""
+    from solver.io.formats import parse_position
+    from solver.play import verify
+    from solver.solve.analysis import Interval
+
+    p = parse_position("to-move: x\nx...o").position
+    for turn, move, child, position in (("x", "b1", Interval(-3, -1, 5), Interval(-3, 5, 5)),
+                                        ("o", "d1", Interval(1, 3, 5), Interval(-5, 3, 5))):
+        q = p.replace(turn=turn)
+        after = q.push(q.parse_move(move))
+        intervals = {after: child, q: Interval(-5, 5, 5)}
+        monkeypatch.setattr(verify, "_interval", lambda analyzer, r: (intervals[r], None))
+        check = verify.judge(None, q, move, verify.Check("p", "<t>", 1, None, q, move))
+        assert (check.value_interval, check.best_interval, check.verdict) == (child, position, "unsettled")
+    # a wider move proves nothing more
+    intervals = {p.push(p.parse_move("b1")): Interval(-5, 5, 5), p: Interval(-3, 1, 5)}
+    check = verify.judge(None, p, "b1", verify.Check("p", "<t>", 1, None, p, "b1"))
+    assert check.best_interval == Interval(-3, 1, 5) and check.verdict == "unsettled"
+
+
 @pytest.mark.slow
 def test_unsettled_moves_keep_their_intervals_and_ctrl_c_keeps_the_summary(tmp_path):
     """A hard 7 x 7 endgame with a short budget: the move is unsettled, both intervals are shown;

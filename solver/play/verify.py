@@ -215,6 +215,10 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
     played, _ = _interval(analyzer, p.push(move))
     forced = len(p.legal_moves()) == 1  # the only move (a forced pass too): the position is worth what it is
     best, found = (played, None) if forced else _interval(analyzer, p)
+    b_lo, b_hi = best.for_mover(p.turn)
+    m_lo = played.for_mover(p.turn)[0]
+    if b_lo < m_lo <= b_hi:  # the position is worth at least the move played: its bound may be the tighter
+        best = Interval.from_mover(p.turn, m_lo, b_hi, best.squares)
     check.move = p.move_name(move)
     check.best_interval, check.value_interval = best, played
     check.best = best.lower if best.exact else None
