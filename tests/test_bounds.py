@@ -251,3 +251,28 @@ def test_ctrl_c_prints_what_was_proved():
     side = json.loads(out)["sides"]["x"]
     assert side["stopped"] == "interrupt" and side["lower"] <= side["upper"]
     assert err.strip().endswith("ataxx-solve: interrupted")
+
+
+def test_a_draw_walk_past_its_positions_is_a_depth_stop_that_is_not_tried_again(monkeypatch):
+    """The walk of a draw's depth keeps every position it visits (memory): past its limit it stops
+    with the value exact and the drawing moves listed, and, even under a time limit, is not
+    walked again (it would stop at the same place). It said 'states (raise --max-states to go
+    further)', an option that has nothing to do with it."""
+    import functools
+
+    from solver.common.limits import Limits
+    from solver.oracles import exact
+    from solver.solve import solver as solving
+    from solver.solve.solver import Solver
+
+    walks = []
+
+    def short_walk(*args, **kwargs):
+        walks.append(1)
+        return exact.draw_analysis_by_tests(*args, **kwargs, limit=0)
+
+    monkeypatch.setattr(solving, "draw_analysis_by_tests", short_walk)
+    side = Solver(algorithm="search", limits=Limits(timeout=60)).solve("to-move: x\nx.#.o").sides[0]
+    assert (side.interval.lower, side.interval.upper, side.stopped) == (0, 0, "depth") and len(walks) == 1
+    assert side.stop_message == "the depth of this draw needs more than 0 positions walked (the value is exact)"
+    assert side.optimal_moves and side.evaluation is None

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solver.common.limits import BudgetError, LimitError, StateLimitError
+from solver.common.limits import BudgetError, LimitError
 from solver.common.scores import HALF, M, parent_score, value_threshold, widen
 from solver.game.rules import Move, Position, move_order_key
 from solver.oracles.oracle import Oracle, mover_value
@@ -37,6 +37,10 @@ DEPTH_BUDGET = 1 << 24
 # its moves' tests (a draw kept by jump wars may have millions of such positions)
 DRAW_BUDGET = 1 << 26
 DRAW_WALK_LIMIT = 200_000  # positions the walk of a draw's depth may visit
+
+
+class WalkLimitError(BudgetError):
+    """The walk of a draw's depth went past the positions it may visit (the value stays exact)."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,7 @@ def analysis_by_tests(oracle: Oracle, p: Position, value: int, budget: int = DEP
 def draw_depth(oracle: Oracle, p: Position, memo: dict, limit: int) -> float:
     """Depth of a drawn position (value 0) from values alone: 1 + the longest drawing child,
     infinite through a cycle (a draw by infinite play); ``memo`` keeps what earlier walks found.
-    Raises StateLimitError past ``limit`` positions walked."""
+    Raises :class:`WalkLimitError` past ``limit`` positions walked."""
     def drawing(q: Position) -> list[tuple[Move, Position]]:
         return [(m, c) for m, c in ((m, q.push(m)) for m in q.legal_moves()) if oracle.value(c) == 0]
 
@@ -160,7 +164,7 @@ def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Positi
     the moves of q that keep the draw, with the positions they reach), 0 for a finished game,
     infinite through a cycle. ``memo`` keeps each walked position's depth by key (the same under
     symmetry); ``check()`` is called before each new position is walked (to raise a limit).
-    Raises StateLimitError past ``limit`` positions walked."""
+    Raises :class:`WalkLimitError` past ``limit`` positions walked."""
     on_path: set = set()
     walked = 0
     root_key = p.key()
@@ -195,7 +199,7 @@ def walk_draw(p: Position, drawing: Callable[[Position], list[tuple[Move, Positi
             continue
         walked += 1
         if walked > limit:
-            raise StateLimitError(f"the length of this draw needs more than {limit:,} positions walked", walked)
+            raise WalkLimitError(f"the depth of this draw needs more than {limit:,} positions walked")
         if check is not None:
             check()
         stack.append((key, todo, i, longest))

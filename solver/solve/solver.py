@@ -50,6 +50,7 @@ from solver.oracles.exact import (
     DEPTH_BUDGET,
     DRAW_BUDGET,
     ExactLine,
+    WalkLimitError,
     analysis_by_tests,
     draw_analysis_by_tests,
     optimal_by_tests,
@@ -423,6 +424,8 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 res.nodes += oracle.states - nodes0
                 if res.stopped != StopReason.DEPTH:
                     res.stop_message = oracle.stop_message(res.stopped) or None
+                elif isinstance(exc, WalkLimitError):  # the walk's positions (they take memory)
+                    res.stop_message = f"{exc} (the value is exact)"
                 elif str(exc).startswith("the depth of this draw"):  # the walk's own budget
                     res.stop_message = f"{exc} (the value is exact; with --timeout or --nodes it may search until that limit)"
                 else:
@@ -467,8 +470,8 @@ def _exact_analysis(oracle: Oracle, p: Position, value: int, keeps: Move | None,
 
     try:
         return analysis(DEPTH_BUDGET, DRAW_BUDGET)
-    except LimitError as exc:
-        if not limited or stop_reason(exc) != StopReason.DEPTH:
+    except LimitError as exc:  # (a draw's walk past its positions would stop there again)
+        if not limited or stop_reason(exc) != StopReason.DEPTH or isinstance(exc, WalkLimitError):
             raise
     optimal = optimal_by_tests(oracle, p, value, keeps)
     try:
