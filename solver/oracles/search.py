@@ -516,6 +516,8 @@ class SearchOracle(Oracle):
             a = self._inline(workers[0], mine, theirs, counter, s, budget)
             if a is not None:
                 return a
+            if budget:  # (the nodes it took count against the test's budget)
+                budget = max(1, budget - (self.states - total))
             total = self.states
         limits = []
         for w in workers:
