@@ -127,6 +127,9 @@ MIN_SLICE = 1 << 14  # the fewest nodes a thread searches between two looks at t
 # calling thread: most of a depth walk's small tests end within them, and handing a test to the worker
 # threads costs more than such a test (the tests of bounds_of do not: there it proved a little less)
 INLINE_NODES = 1 << 12
+# how fast the table grows (fresh memory and its entries moved), counted low: a growth that would end
+# past the deadline is not begun (measured 0.4 to 0.7 GiB a second here; `--timeout 0.5` ran 2.1 s)
+GROW_BYTES_PER_SECOND = 256 << 20
 
 
 def no_probe_tables() -> tuple:
@@ -356,6 +359,9 @@ class SearchOracle(Oracle):
             return
         while (1 << bits) < want and bits < self.tt_bits:
             bits = min(bits + 2, self.tt_bits)
+        size = (1 << bits) * engine.search.ENTRY_WORDS * 8 * (1.5 if self.dtt is not None else 1)
+        if self.deadline is not None and time.monotonic() + size / GROW_BYTES_PER_SECOND > self.deadline:
+            return  # (it would not end before the deadline: the search goes on in the table it has)
         tt = large_zeros((1 << bits, engine.search.ENTRY_WORDS), np.uint64)
         engine.ttable.rehash(self.tt, tt, np.int64(self.squares))
         self.tt = tt
