@@ -699,27 +699,37 @@ def check_arrows(c: Check) -> list[Arrow]:
 
 def move_before(entry: Entry) -> Move | None:
     """The move that reached ``entry``'s position in its game (None outside a game, or at its start)."""
-    if entry.history is None or not entry.history[1]:
+    return _history_move(entry.history)
+
+
+def _history_move(history: tuple[Position, Sequence[str]] | None, position: Position | None = None) -> Move | None:
+    """The last move of a game's ``history`` (its start and moves); with ``position``, only when it
+    reached that position."""
+    if history is None or not history[1]:
         return None
-    p, moves = entry.history
+    p, moves = history
     try:
         for text in moves[:-1]:
             p = p.push(p.parse_move(text))
-        return p.parse_move(moves[-1])
+        m = p.parse_move(moves[-1])
     except (InvalidMoveError, IllegalMoveError):  # (the reader checked the game's moves)
         return None
+    return m if position is None or p.push(m) == position else None
 
 
 def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
     """For the index of each check whose position the check before it led to (the moves of a
-    game judged in turn): the move that led there."""
+    game judged in turn), or that its game's record reached: the move that led there."""
     out: dict[int, Move] = {}
-    for k in range(1, len(checks)):
-        prev, c = checks[k - 1], checks[k]
-        if prev.problem or prev.source != c.source:
-            continue
-        m = _parsed(prev.position, prev.move)
-        if m is not None and prev.position.push(m) == c.position:
+    for k, c in enumerate(checks):
+        prev = checks[k - 1] if k else None
+        m = None
+        if prev is not None and not prev.problem and prev.source == c.source:
+            m = _parsed(prev.position, prev.move)
+            if m is not None and prev.position.push(m) != c.position:
+                m = None
+        m = m or _history_move(c.history, c.position)
+        if m is not None:
             out[k] = m
     return out
 
