@@ -592,19 +592,22 @@ def test_the_audit_page_says_when_the_board_proved_more_than_the_verdict(monkeyp
     assert "proved more" not in pictures.html_report([c], [], v, "t")
 
 
-def test_the_first_judged_board_of_a_game_frames_the_move_before_from_the_record():
+def test_the_first_judged_board_of_a_game_frames_the_move_before_from_the_record(monkeypatch):
     """A game judged from its middle (verify --empty): its first board has no check before it, but
     the game's record has the move that reached it, and the page frames it as on the later boards
     (a user's trial: the first board of each game had no frame)."""
     from solver.app.pictures import last_moves
     from solver.io.formats import read_positions
     from solver.io.pgn import Pick
+    from solver.play import verify
 
     entries = read_positions('[FEN "x2/3/2o x 0 1"]\n\n1. a2 b1 2. b2 *\n', "g.pgn", pick=Pick(ply=2))
     (e,) = entries
-    c = Check("p", e.source, e.line, e.name, e.position, "b2", history=e.history)
+    monkeypatch.setattr(verify, "judge", lambda analyzer, p, move, c: c)
+    v = Verifier(Solver(algorithm="reference"))
+    c = v.check(verify.Choice(e, e.position, "b2", None), "p", "b2")
     before = last_moves([c])
     assert list(before) == [0] and e.position.move_name(before[0]) == "b1"
     other = e.position.replace(x=e.position.o, o=e.position.x)  # not the position the record reached
-    assert last_moves([Check("p", e.source, e.line, e.name, other, "b2", history=e.history)]) == {}
+    assert last_moves([v.check(verify.Choice(e, other, "b2", None), "p", "b2")]) == {}
     assert last_moves([Check("p", e.source, e.line, e.name, e.position, "b2")]) == {}

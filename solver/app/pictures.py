@@ -699,22 +699,7 @@ def check_arrows(c: Check) -> list[Arrow]:
 
 def move_before(entry: Entry) -> Move | None:
     """The move that reached ``entry``'s position in its game (None outside a game, or at its start)."""
-    return _history_move(entry.history)
-
-
-def _history_move(history: tuple[Position, Sequence[str]] | None, position: Position | None = None) -> Move | None:
-    """The last move of a game's ``history`` (its start and moves); with ``position``, only when it
-    reached that position."""
-    if history is None or not history[1]:
-        return None
-    p, moves = history
-    try:
-        for text in moves[:-1]:
-            p = p.push(p.parse_move(text))
-        m = p.parse_move(moves[-1])
-    except (InvalidMoveError, IllegalMoveError):  # (the reader checked the game's moves)
-        return None
-    return m if position is None or p.push(m) == position else None
+    return entry.last_move
 
 
 def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
@@ -723,12 +708,11 @@ def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
     out: dict[int, Move] = {}
     for k, c in enumerate(checks):
         prev = checks[k - 1] if k else None
-        m = None
-        if prev is not None and not prev.problem and prev.source == c.source:
+        m = c.last_move
+        if m is None and prev is not None and not prev.problem and prev.source == c.source:
             m = _parsed(prev.position, prev.move)
             if m is not None and prev.position.push(m) != c.position:
                 m = None
-        m = m or _history_move(c.history, c.position)
         if m is not None:
             out[k] = m
     return out

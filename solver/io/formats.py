@@ -57,7 +57,7 @@ from solver.game.fen import (
     whole_field,
     write_fen_board,
 )
-from solver.game.rules import CLASSIC, O, Position, Rules, Side, X, grid_rows, parse_rules
+from solver.game.rules import CLASSIC, O, Move, Position, Rules, Side, X, grid_rows, parse_rules
 from solver.io.epd import looks_like_epd, read_epd_lines
 from solver.io.pgn import Game, Pick, looks_like_pgn, player_name, read_games
 
@@ -128,6 +128,7 @@ class Entry:
     player: str | None = None  # who chose ``move`` or played the game (verify)
     moves_line: int | None = None  # the line of the game record (``moves``)
     history: tuple[Position, Sequence[str]] | None = None  # a game's start and the moves that reached position
+    last_move: Move | None = None  # the last of those moves (a game's position after its start)
 
     @property
     def is_board(self) -> bool:
@@ -485,7 +486,8 @@ def game_entries(game: Game, pick: Pick | None = None, source: str = "<input>") 
         player = player_name(game.headers, p) or f"{'Black' if p.turn == X else 'White'} ({p.turn.name}) in games"
         out.append(Entry(p, (p.turn,), source, line, f"{game.label}, ply {k}",
                          move=moves[k] if k < len(moves) else None, player=player,
-                         history=(game.start, MovesBefore(moves, k))))
+                         history=(game.start, MovesBefore(moves, k)),
+                         last_move=positions[k - 1].parse_move(moves[k - 1]) if k else None))
     return out
 
 

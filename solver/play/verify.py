@@ -77,7 +77,7 @@ class Check:
     problem: str | None = None
     value_interval: Interval | None = None  # what was proved about the move's value (X's side)
     best_interval: Interval | None = None   # ... and about the position's value
-    history: tuple[Position, Sequence[str]] | None = None  # a game's start and the moves to position
+    last_move: Move | None = None  # the move that reached position in its game's record, when known
 
     def text(self) -> str | None:
         """The line ``verify`` prints for this check, or None for an optimal move (and a move judged
@@ -326,7 +326,8 @@ class Verifier:
     def check(self, choice: Choice, player: str, move_text: str) -> Check:
         """The check of one choice (verdict ``unsettled`` when the budget ran out first)."""
         e = choice.entry
-        c = Check(player, e.source, e.line, e.name, choice.position, move_text, history=e.history)
+        c = Check(player, e.source, e.line, e.name, choice.position, move_text,
+                  last_move=e.last_move if choice.position == e.position else None)
         c = judge(self.analyzer(choice.position), choice.position, move_text, c)
         if c.verdict == Verdict.UNSETTLED:
             self.unsettled += 1

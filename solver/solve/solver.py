@@ -385,9 +385,9 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 res.stopped, res.stop_message = stopped, stop_message
             continue
         nodes0, began = oracle.states, time.perf_counter()
+        keeps = res.best_move if res.best_bound == res.interval.lower else None  # (a move known to keep the value)
         try:
             if proves_bounds and not dominance and not p.is_over():
-                keeps = res.best_move if res.best_bound == res.interval.lower else None
                 fast = _exact_analysis(oracle, p, res.interval.lower * p.turn.sign, keeps, limited)
                 end = p
                 for m in fast.line:
@@ -415,7 +415,6 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
             if hasattr(exc, "optimal_moves"):  # found before the depth's search went on to the limit
                 res.optimal_moves = exc.optimal_moves
             elif res.stopped == StopReason.DEPTH:  # the value is exact: the moves that keep it, if they show soon
-                keeps = res.best_move if res.best_bound == res.interval.lower else None
                 try:
                     res.optimal_moves = optimal_by_tests(oracle, p, res.interval.lower * p.turn.sign, keeps)
                 except KeyboardInterrupt:
