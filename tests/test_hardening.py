@@ -234,6 +234,8 @@ def test_a_large_counter_in_range_is_solved(monkeypatch, capsys):
 @pytest.mark.parametrize("argv,message", [
     (["--max-memory", "9" * 400], "argument --max-memory: '" + "9" * 40 + "'... is not a size"),
     (["--max-memory", "2000T"], "a size must be at most 1024T"),
+    (["--max-memory", "1K"], "argument --max-memory: must be at least 1M, not '1K'"),
+    (["serve", "--max-memory", "1048575"], "argument --max-memory: must be at least 1M, not '1048575'"),
     (["--timeout", "nan"], "argument --timeout: must be a number of seconds like 2 or 0.5, not 'nan'"),
     (["--timeout", "inf"], "not 'inf'"),
     (["--timeout", "1e400"], "not '1e400'"),

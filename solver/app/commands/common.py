@@ -105,6 +105,18 @@ def size_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+MIN_MEMORY = 1 << 20  # the smallest memory budget a solve accepts (its smallest tables take tens of KiB)
+
+
+def memory_arg(text: str) -> int:
+    """A --max-memory: a size of at least :data:`MIN_MEMORY` (a smaller budget could not be kept:
+    the search would use its smallest tables anyway, above it)."""
+    n = size_arg(text)
+    if n < MIN_MEMORY:
+        raise argparse.ArgumentTypeError(f"must be at least 1M, not {quote(text)}")
+    return n
+
+
 def seconds_arg(text: str) -> float:
     t = text.strip()
     if t.startswith("-") and _SECONDS.fullmatch(t[1:]):
@@ -167,8 +179,8 @@ def add_solver_options(p: argparse.ArgumentParser, engine_is_player: bool = Fals
     p.add_argument("--max-states", type=whole_arg(1, MAX_STATES), metavar="N",
                    help="stop a position cleanly when more than N positions would be solved (or nodes searched); "
                         f"at most {MAX_STATES:,}")
-    p.add_argument("--max-memory", type=size_arg, metavar="SIZE",
-                   help="memory budget for the tables, e.g. 2G (default: three quarters of the machine)")
+    p.add_argument("--max-memory", type=memory_arg, metavar="SIZE",
+                   help="memory budget for the tables, e.g. 2G, at least 1M (default: three quarters of the machine)")
     p.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
                    help=f"stop a position cleanly after this long (at most {MAX_SECONDS:,})")
     p.add_argument("--nodes", type=whole_arg(1, MAX_STATES), metavar="N",

@@ -19,6 +19,7 @@ from solver.app.commands.common import (
     EXIT_OK,
     MAX_STATES,
     Commands,
+    memory_arg,
     open_tables,
     say,
     seconds_arg,
@@ -57,8 +58,8 @@ def add_serve(commands: Commands) -> None:
                         "verify: each move's")
     p.add_argument("--max-nodes", type=whole_arg(1, MAX_STATES), metavar="N",
                    help="each request's node budget (the search's nodes; the retro engine's positions)")
-    p.add_argument("--max-memory", type=size_arg, metavar="SIZE",
-                   help="memory for one solve (default: three quarters of the machine shared by the workers)")
+    p.add_argument("--max-memory", type=memory_arg, metavar="SIZE",
+                   help="memory for one solve, at least 1M (default: three quarters of the machine shared by the workers)")
     p.add_argument("--workers", type=whole_arg(1, 64), metavar="N",
                    help="solves at once, each on one thread (default: the processors, at most 8); a request that "
                         "waits in the queue past its budget gets what the cache knows")
