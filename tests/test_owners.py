@@ -36,8 +36,8 @@ def test_the_words_for_an_interval_from_either_view():
              ((2, 12), "X wins by at least 2", "wins by at least 2", "loses by at least 2"),
              ((0, 5), "X at least draws", "at least draws", "at most draws"),
              ((-5, 0), "O at least draws", "at most draws", "at least draws"),
-             ((-1, 1), "the outcome is not proved", "has an outcome not proved (-1..+1 for it)",
-              "has an outcome not proved (-1..+1 for it)")]
+             ((-1, 1), "the outcome is not proved", "has no proved outcome (-1..+1 for it)",
+              "has no proved outcome (-1..+1 for it)")]
     for (lo, hi), x_view, x_to_move, o_to_move in cases:
         iv = Interval(lo, hi, 12)
         assert (iv.describe(), iv.words_for(X), iv.words_for(O)) == (x_view, x_to_move, o_to_move)

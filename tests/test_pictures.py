@@ -350,8 +350,8 @@ def test_unsettled_verdict_in_words():
     c = Check("bob", "f.txt", 1, None, p, "d1", verdict="unsettled", value_interval=Interval(-1, 3, 5),
               best_interval=Interval(-5, 1, 5))
     assert verdict_words(c) == (
-        "d1 is unsettled: after it O has an outcome not proved (-3..+1 for it); with the best move O has an "
-        "outcome not proved (-1..+5 for it); the budget ran out before a loss of points was proved or ruled out "
+        "d1 is unsettled: after it O has no proved outcome (-3..+1 for it); with the best move O has no "
+        "proved outcome (-1..+5 for it); the budget ran out before a loss of points was proved or ruled out "
         "(values, X's side: -5..+1 the position, -1..+3 the move)")
     c = Check("bob", "f.txt", 1, None, p, "d1", verdict="blunder", value_interval=Interval(1, 5, 5),
               best_interval=Interval(-5, -1, 5))

@@ -66,7 +66,7 @@ class Outcome(Word):
 # The words for a value or an interval, from one side's view: the one owner of them (the report's
 # X-side sentences, the pictures' and the audit page's side-to-move sentences).
 _X_WORDS = ("X wins by", "O wins by", "draw", "X at least draws", "O at least draws", "the outcome is not proved")
-_MOVER_WORDS = ("wins by", "loses by", "draws", "at least draws", "at most draws", "has an outcome not proved")
+_MOVER_WORDS = ("wins by", "loses by", "draws", "at least draws", "at most draws", "has no proved outcome")
 
 
 def interval_words(lo: int, hi: int, top: int, words: tuple[str, ...] = _X_WORDS) -> str:
