@@ -139,6 +139,10 @@ def test_every_input_format_gives_the_same_answer(tmp_path):
     ({"board": "x" * 5000}, "board: 5,000 characters; at most 4,096"),
     ({"board": "x..o\n\nx..o"}, "board: expected one position, found 2"),
     ({"board": "x.q.o"}, "board:1: unknown character 'q' in column 3 of the grid"),
+    ({"board": "x..o", "seconds": "0"}, "seconds: must be a number of seconds more than 0 and at most 600 (the "
+                                        "server's --max-seconds), not '0'"),
+    ({"board": "x..o", "seconds": "601"}, "seconds: must be a number of seconds more than 0 and at most 600"),
+    ({"board": "x..o", "seconds": "1e3"}, "seconds: must be a number of seconds more than 0 and at most 600"),
 ])
 def test_bad_input_is_a_400_with_one_line(tmp_path, query, line):
     with client(tmp_path) as c:
@@ -174,6 +178,26 @@ def test_a_request_over_its_budget_gets_the_interval_proved(tmp_path):
     assert "value" not in a and a["lower"] < a["upper"] and a["stopped"] in ("nodes", "time")
     assert a["solver"] == "search" and len(a["moves"]) == 16
     assert all(m["category"] == "unknown" and m["verdict"] == "unsettled" for m in a["moves"])
+
+
+def test_a_request_may_ask_for_a_shorter_budget(tmp_path, monkeypatch):
+    """seconds=S: the solve of that request gets S seconds instead of the server's --max-seconds
+    (an API client that wants the value, not every move judged, need not wait the whole budget)."""
+    from solver.app.web import analysis
+    budgets = []
+    real = analysis.analyse
+
+    def analyse(settings, job, p):
+        budgets.append(round(job.deadline - job.created, 3))
+        return real(settings, job, p)
+
+    monkeypatch.setattr(analysis, "analyse", analyse)
+    start = "x5o/7/7/7/7/7/o5x x 0 1"
+    with client(tmp_path, max_nodes=2000) as c:
+        a = c.get("/api/solve", params={"fen": start, "seconds": "0.5"}).json()
+        b = c.get("/api/solve", params={"fen": start}).json()
+    assert budgets == [0.5, 600.0]
+    assert not a["complete"] and a["stopped"] in ("time", "nodes") and not b["complete"]
 
 
 def test_a_request_s_search_table_grows_no_larger_than_on_the_command_line(monkeypatch):

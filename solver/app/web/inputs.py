@@ -7,6 +7,7 @@ or reaches a shell: texts are parsed in memory by :mod:`solver.io.formats` and :
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from solver.game.board import Board
@@ -52,6 +53,18 @@ def read_rules(text: str | None, default: Rules) -> Rules:
     if rules is None:
         raise BadInput("rules", f"unknown rule set {quote(text)} (known: {', '.join(sorted(RULE_SETS))})")
     return rules
+
+
+def read_seconds(text: str | None, most: float) -> float | None:
+    """A request's own time budget (``seconds=``), more than 0 and at most ``most`` (the server's
+    ``--max-seconds``); None when not given."""
+    if text is None or text == "":
+        return None
+    t = text.strip()
+    if not re.fullmatch(r"[0-9]{1,9}(\.[0-9]{0,9})?|\.[0-9]{1,9}", t) or not 0 < float(t) <= most:
+        raise BadInput("seconds", f"must be a number of seconds more than 0 and at most {most:g} (the server's "
+                                  f"--max-seconds), not {quote(text[:20])}")
+    return float(t)
 
 
 def read_turn(text: str | None) -> str | None:

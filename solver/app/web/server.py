@@ -54,6 +54,7 @@ from solver.app.web.inputs import (
     read_moves,
     read_position,
     read_rules,
+    read_seconds,
     read_turn,
 )
 from solver.app.web.jobs import Job, Memo, Pool
@@ -173,8 +174,10 @@ class Server:
     def budget(self) -> tuple[float, int | None]:
         return self.settings.max_seconds, self.settings.max_nodes
 
-    async def analysis_of(self, p: Position) -> tuple[Analysis | None, Job | None]:
-        """A complete analysis from memory or the cache, or the job that makes one."""
+    async def analysis_of(self, p: Position, seconds: float | None = None) -> tuple[Analysis | None, Job | None]:
+        """A complete analysis from memory or the cache, or the job that makes one (``seconds``: a
+        budget of its own, shorter than the server's; such a job is shared only by requests that
+        give the same)."""
         key = ("solve", p.rules.name, write_fen(p))
         hit = self.memo.get(key)
         if hit is not None:
@@ -183,8 +186,10 @@ class Server:
         if done is not None:
             self.memo.put(key, done)
             return done, None
-        seconds, nodes = self.budget()
-        job = self.pool.job(key, lambda j: analysis.analyse(self.settings, j, p), seconds, nodes)
+        most, nodes = self.budget()
+        job_key = key if seconds is None else (*key, seconds)
+        job = self.pool.job(job_key, lambda j: analysis.analyse(self.settings, j, p),
+                            most if seconds is None else seconds, nodes)
 
         def keep(fut: asyncio.Future) -> None:
             if not fut.cancelled() and fut.exception() is None and fut.result().complete:
@@ -196,8 +201,9 @@ class Server:
     # -- the JSON API ---------------------------------------------------------------------------
 
     async def solve(self, request: Request) -> Response:
-        p = self.position(_params(request))
-        done, job = await self.analysis_of(p)
+        params = _params(request)
+        p = self.position(params)
+        done, job = await self.analysis_of(p, read_seconds(one_param(params, "seconds"), self.settings.max_seconds))
         if done is None:
             assert job is not None
             done = await self.wait(job, request)
