@@ -167,8 +167,8 @@ def test_cs61b_program_on_a_pgn_game_and_in_its_notation(tmp_path, capsys):
     f = _file(tmp_path, "game.pgn", PGN)
     assert main(["verify", f, "--rules", "cs61b", "--engine", f"{CS61B_FAKE} first", "--notation", "cs61b"]) == 0
     out = capsys.readouterr().out
-    assert ": a7-c7 is a blunder (-4; best g1-e1 +4, loses 8)" in out  # ply 2, as in the game record
-    assert "game 1 (alice vs bob), ply 4: " in out and ": b7-a7 is a blunder (-4; best c7-e7 +2, loses 6)" in out
+    assert ": 2. a7-c7 is a blunder (-4; best g1-e1 +4, loses 8)" in out  # ply 2, as in the game record
+    assert "game 1 (alice vs bob), ply 4: " in out and ": 3. b7-a7 is a blunder (-4; best c7-e7 +2, loses 6)" in out
 
 
 @pytest.mark.parametrize("mode, problem", [

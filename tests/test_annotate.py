@@ -165,7 +165,7 @@ def test_player_judges_only_the_named_players_moves(tmp_path, capsys):
     f.write_text(GAME + '\n[Black "Cid"]\n[White "Ann"]\n[FEN "xx1o/o2x o 0 1"]\n\n1... b1 2. c1 *\n')
     assert run(["verify", str(f), "--solver", "reference", "--player", "Ann"]) == 0
     out = capsys.readouterr().out
-    assert "ply 0: Ann: c1 is an inaccuracy (+4; best b1 +8, loses 4)" in out
+    assert "ply 0: Ann: 1. c1 is an inaccuracy (+4; best b1 +8, loses 4)" in out  # (the move numbered as in PGN)
     rows = [line.split()[0] for line in out.splitlines()[out.splitlines().index("") + 3:] if line]
     ann = next(line.split() for line in out.splitlines() if line.startswith("Ann "))
     assert rows == ["Ann", "worst"] and ann[1:3] == ["2", "2"]  # c1 in game 1, b1 (as White) in game 2: 2 moves, settled

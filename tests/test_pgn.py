@@ -417,13 +417,13 @@ def test_verify_judges_the_moves_of_a_game_by_its_players(tmp_path, capsys):
     f.write_text(SMALL)
     assert run(["verify", str(f), "--solver", "reference"]) == 0
     out = capsys.readouterr().out
-    assert "Alice: b3 is" in out and "Bob: b1 is" in out and "Alice: c3 is" in out
-    assert f"{f}:5: game 1 (Alice vs Bob), ply 1: Bob: b1 is a blunder (+9; best b2 -9, loses 18)" in out
+    assert "Alice: 1. b3 is" in out and "Bob: 1... b1 is" in out and "Alice: 2. c3 is" in out
+    assert f"{f}:5: game 1 (Alice vs Bob), ply 1: Bob: 1... b1 is a blunder (+9; best b2 -9, loses 18)" in out
     rows = {line.split()[0]: line.split()[1:3] for line in out.splitlines() if line.startswith(("Alice ", "Bob "))}
     assert rows == {"Alice": ["2", "2"], "Bob": ["1", "1"]}  # moves looked at, settled
     assert run(["verify", str(f), "--solver", "reference", "--ply", "1"]) == 0
     out = capsys.readouterr().out
-    assert "Bob: b1 is" in out and "Alice:" not in out
+    assert "Bob: 1... b1 is" in out and "Alice:" not in out
 
 
 # -- hostile input (issue 30 item 1) ---------------------------------------------------------------------

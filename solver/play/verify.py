@@ -78,6 +78,14 @@ class Check:
     value_interval: Interval | None = None  # what was proved about the move's value (X's side)
     best_interval: Interval | None = None   # ... and about the position's value
     last_move: Move | None = None  # the move that reached position in its game's record, when known
+    in_game: bool = False  # the position is one of a game's: its lines number the move as PGN does
+
+    @property
+    def numbered_move(self) -> str:
+        """The move, after its PGN number in a game ('83. c4e2', '82... b2c4': X moves first)."""
+        if not self.in_game or not self.move:
+            return self.move
+        return f"{self.position.fullmove}{'.' if self.position.turn == X else '...'} {self.move}"
 
     def text(self) -> str | None:
         """The line ``verify`` prints for this check, or None for an optimal move (and a move judged
@@ -89,12 +97,12 @@ class Check:
         if self.value_interval is None or self.best_interval is None or self.verdict == Verdict.OPTIMAL:
             return None
         if self.verdict == Verdict.UNSETTLED:
-            return (f"{head}{self.move} is unsettled (value after it {self.value_interval.text()}, "
+            return (f"{head}{self.numbered_move} is unsettled (value after it {self.value_interval.text()}, "
                     f"position {self.best_interval.text()})")
         loss = self.loss if self.loss is not None else f"at least {self.min_loss}"
         best = f"best {self.best_move} " if self.best_move else "best "
         article = "a blunder" if self.verdict == Verdict.BLUNDER else "an inaccuracy"
-        return (f"{head}{self.move} is {article} ({self.value_interval.text()}; {best}{self.best_interval.text()}, "
+        return (f"{head}{self.numbered_move} is {article} ({self.value_interval.text()}; {best}{self.best_interval.text()}, "
                 f"loses {loss})")
 
     @property
@@ -327,7 +335,7 @@ class Verifier:
         """The check of one choice (verdict ``unsettled`` when the budget ran out first)."""
         e = choice.entry
         c = Check(player, e.source, e.line, e.name, choice.position, move_text,
-                  last_move=e.last_move if choice.position == e.position else None)
+                  last_move=e.last_move if choice.position == e.position else None, in_game=e.history is not None)
         c = judge(self.analyzer(choice.position), choice.position, move_text, c)
         if c.verdict == Verdict.UNSETTLED:
             self.unsettled += 1
