@@ -28,7 +28,7 @@ from solver.game.rules import (
     move_order_key,
     side_name,
 )
-from solver.io.formats import Entry, grid_rows, write_fen
+from solver.io.formats import grid_rows, write_fen
 from solver.oracles.oracle import StopReason
 from solver.oracles.search import SearchOracle
 from solver.play.verify import Check, PlayerSummary, Verdict, Verifier
@@ -697,11 +697,6 @@ def check_arrows(c: Check) -> list[Arrow]:
     return out
 
 
-def move_before(entry: Entry) -> Move | None:
-    """The move that reached ``entry``'s position in its game (None outside a game, or at its start)."""
-    return entry.last_move
-
-
 def last_moves(checks: Sequence[Check]) -> dict[int, Move]:
     """For the index of each check whose position the check before it led to (the moves of a
     game judged in turn), or that its game's record reached: the move that led there."""
@@ -843,7 +838,7 @@ def html_report(checks: list[Check], summaries: list[PlayerSummary], verifier: V
             more = ""
             if shown is not None and shown != c.best_interval:  # (the tint's own search proved more)
                 # (with the outcome unknown, words would only repeat the interval)
-                proved = (f"the value is {shown.text()}, X's side" if shown.outcome == "unknown"
+                proved = (f"the value is {shown.text()}, X's side" if shown.outcome == Outcome.UNKNOWN
                           else f"{side_name(c.position.turn)} {mover_words(c.position, shown)} (value {shown.text()})")
                 more = f' <span class="tint-value">The board\'s own search proved more: {proved}.</span>'
             cards.append(

@@ -86,6 +86,7 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 2
           "t": 1 << 40, "tb": 1 << 40}
 
 
+SECONDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")  # a number of seconds as typed: 2, 0.5, .5
 MAX_SIZE = 1 << 50  # 1024T: larger sizes are typing mistakes, and a float would lose them
 
 

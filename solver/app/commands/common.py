@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import signal
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from solver.app.outputs import SIGNATURES, check_picture, numbered, write_output  # noqa: F401 - the commands' names
-from solver.common.limits import Limits, parse_size
+from solver.common.limits import SECONDS_TEXT, Limits, parse_size
 from solver.game.notation import NOTATIONS, signed
 from solver.game.rules import RULE_SETS
 from solver.io.formats import (
@@ -48,9 +47,6 @@ MAX_SECONDS = 10_000_000
 
 
 MAX_SEED = 2 ** 63 - 1
-
-
-_SECONDS = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 
 
 class Parser(argparse.ArgumentParser):
@@ -119,9 +115,9 @@ def memory_arg(text: str) -> int:
 
 def seconds_arg(text: str) -> float:
     t = text.strip()
-    if t.startswith("-") and _SECONDS.fullmatch(t[1:]):
+    if t.startswith("-") and SECONDS_TEXT.fullmatch(t[1:]):
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_SECONDS:,} seconds, not {quote(text)}")
-    if not _SECONDS.fullmatch(t):
+    if not SECONDS_TEXT.fullmatch(t):
         raise argparse.ArgumentTypeError(f"must be a number of seconds like 2 or 0.5, not {quote(text)}")
     value = float(t)
     if not 0 < value <= MAX_SECONDS:

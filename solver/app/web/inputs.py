@@ -7,9 +7,9 @@ or reaches a shell: texts are parsed in memory by :mod:`solver.io.formats` and :
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from solver.common.limits import SECONDS_TEXT
 from solver.game.board import Board
 from solver.game.rules import (
     RULE_SETS,
@@ -61,7 +61,7 @@ def read_seconds(text: str | None, most: float) -> float | None:
     if text is None or text == "":
         return None
     t = text.strip()
-    if not re.fullmatch(r"[0-9]{1,9}(\.[0-9]{0,9})?|\.[0-9]{1,9}", t) or not 0 < float(t) <= most:
+    if not SECONDS_TEXT.fullmatch(t) or not 0 < float(t) <= most:
         raise BadInput("seconds", f"must be a number of seconds more than 0 and at most {most:g} (the server's "
                                   f"--max-seconds), not {quote(text[:20])}")
     return float(t)
