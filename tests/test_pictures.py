@@ -611,3 +611,49 @@ def test_the_first_judged_board_of_a_game_frames_the_move_before_from_the_record
     other = e.position.replace(x=e.position.o, o=e.position.x)  # not the position the record reached
     assert last_moves([v.check(verify.Choice(e, other, "b2", None), "p", "b2")]) == {}
     assert last_moves([Check("p", e.source, e.line, e.name, e.position, "b2")]) == {}
+
+
+# -- --svg after a solve that ran out of its limits (a user's trial) --------------------------------------
+
+
+def _spent_analyzer(p):
+    """A search whose time is already over: every move it is asked about stays -49..+49."""
+    import time
+    from solver.common.limits import Limits
+    return Solver(algorithm="search", limits=Limits(deadline=time.monotonic() - 1)).analyzer(p)
+
+
+def test_svg_of_an_exact_value_found_before_the_time_ran_out_shows_that_value(tmp_path):
+    """Under --timeout the value was proved (+5, best g7f5) but not the depth, and no time was left:
+    the board said 'value -49..+49', every square -49..+49 and no best move. It shows what the
+    solve proved: the value, the best move's arrow and value, and no move above the value."""
+    from solver.app.outputs import Outputs
+    from solver.io.formats import Entry
+    from solver.solve.analysis import Interval
+    from solver.solve.report import Report, SideResult
+    p, n, _ = _blunder_check()
+    side = SideResult(p, Interval(5, 5, n), best_move=p.parse_move("g7f5"), best_bound=5)
+    report = Report(Entry(p, (X,)), "search", [side], None, 0, 1.0)
+    path = tmp_path / "b.svg"
+    assert Outputs(svg=str(path)).write(report, _spent_analyzer(p), 1).lines == [f"wrote {path}"]
+    root = ET.fromstring(path.read_text())
+    assert root.find(SVG + "title").text == "X to move, value +5"
+    assert [a.get("data-move") for a in _by_class(root, "arrow")] == ["g7f5"]
+    shown = _values_by_square(root)
+    assert shown.pop("f5") == "+5" and shown and set(shown.values()) == {"-49..+5"}
+
+
+def test_svg_of_a_solve_with_every_move_s_value_draws_them_without_searching_again(tmp_path):
+    """When the solve's analysis gave every move's exact value, the board shows those values, not
+    what a search with no time left could prove."""
+    from solver.app.outputs import Outputs
+    text = "to-move: x\nx.#o\n.##."
+    report = Solver(algorithm="reference").solve(text)
+    p = report.sides[0].position
+    path = tmp_path / "b.svg"
+    Outputs(svg=str(path)).write(report, _spent_analyzer(p), 1)
+    root = ET.fromstring(path.read_text())
+    want = ET.fromstring(board_svg(_analyzer(), p))
+    assert root.find(SVG + "title").text == want.find(SVG + "title").text == "X to move, value +1"
+    assert _values_by_square(root) == _values_by_square(want) and all(".." not in v for v in _values_by_square(root).values())
+    assert [a.get("data-move") for a in _by_class(root, "arrow")] == ["b2"]

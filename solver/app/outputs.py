@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from solver.app.pictures import DEFAULT_TREE_DEPTH, board_svg, game_tree_dot
+from solver.app.pictures import DEFAULT_TREE_DEPTH, game_tree_dot, side_svg
 from solver.common.files import check_output, replace_file
 from solver.solve import certificate
 from solver.solve.analysis import Analyzer
@@ -107,10 +107,11 @@ class Outputs:
         if (self.dot or self.svg) and not all(s.exact for s in report.sides):  # a skipped summary is no matter
             done.lines.append(f"{where}: no picture: the position is not solved exactly")
         elif self.dot or self.svg:
-            root = report.sides[0].position
+            side = report.sides[0]
+            root = side.position
             before = entry.last_move if entry.position.turn == root.turn else None
             for path, kind, make in ((self.dot, "dot", lambda: game_tree_dot(analyzer, root, self.tree_depth)),
-                                     (self.svg, "svg", lambda: board_svg(analyzer, root, last_move=before))):
+                                     (self.svg, "svg", lambda: side_svg(analyzer, side, last_move=before))):
                 if path:
                     target = numbered(path, k)
                     write_output(target, make(), kind, self.inputs)

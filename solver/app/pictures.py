@@ -33,6 +33,7 @@ from solver.oracles.oracle import StopReason
 from solver.oracles.search import SearchOracle
 from solver.play.verify import Check, PlayerSummary, Verdict, Verifier
 from solver.solve.analysis import Analyzer, Interval, Outcome
+from solver.solve.report import SideResult
 
 DEFAULT_TREE_DEPTH = 2
 
@@ -756,24 +757,62 @@ def judged_intervals(c: Check, values: Mapping[Move, Interval]) -> dict[Move, In
     values its verdict states ('loses by 7; best d6 wins by 1'), never the wider intervals of the
     tint's own, shorter, budget."""
     p = c.position
+    known = [(_parsed(p, text), proved) for text, proved in ((c.move, c.value_interval), (c.best_move, c.best_interval))
+             if text and proved is not None]
+    return proved_intervals(p, values, c.best_interval, [(m, iv) for m, iv in known if m is not None])
+
+
+def proved_intervals(p: Position, values: Mapping[Move, Interval], value: Interval | None,
+                     known: Sequence[tuple[Move, Interval]] = ()) -> dict[Move, Interval]:
+    """The moves' intervals narrowed by what else was proved: no move is worth more, for the mover,
+    than the position (``value``, when known), and each move of ``known`` lies in its interval
+    there too (their common part; the known interval alone if they do not meet, which two proofs
+    cannot do). A known move without an interval in ``values`` gets the known one."""
     out = dict(values)
     squares = p.board.playable.bit_count()
-    if c.best_interval is not None:  # a move is worth at most the position, for the mover
-        top = c.best_interval.for_mover(p.turn)[1]
+    if value is not None:  # a move is worth at most the position, for the mover
+        top = value.for_mover(p.turn)[1]
         for m, iv in out.items():
             lo, hi = iv.for_mover(p.turn)
             out[m] = Interval.from_mover(p.turn, min(lo, top), min(hi, top), squares)
-    for text, proved in ((c.move, c.value_interval), (c.best_move, c.best_interval)):
-        move = _parsed(p, text) if text else None
-        if move is None or proved is None:
-            continue
-        known = out.get(move)
-        if known is None:
+    for move, proved in known:
+        have = out.get(move)
+        if have is None:
             out[move] = proved
             continue
-        lower, upper = max(known.lower, proved.lower), min(known.upper, proved.upper)
+        lower, upper = max(have.lower, proved.lower), min(have.upper, proved.upper)
         out[move] = Interval(lower, upper, squares) if lower <= upper else proved
     return out
+
+
+def side_svg(analyzer: Analyzer, s: SideResult, last_move: Move | None = None) -> str:
+    """The board of a solved side (``--svg``) as :func:`board_svg` draws it, with what the solve
+    proved: the position's value in the caption, each move's exact value when the analysis gave
+    them all (no search again), else the moves' intervals that the oracle proves within what is
+    left of its limits, narrowed by the value and by the best move's proved bound; the best
+    move's arrow when it is proved to keep the value."""
+    p = s.position
+    squares = p.board.playable.bit_count()
+    if s.moves:
+        values: dict[Move, Interval] = {i.move: Interval(i.value, i.value, squares) for i in s.moves}
+    else:
+        try:
+            values = move_intervals(analyzer, p)
+        except LimitError:
+            values = {}
+    known: list[tuple[Move, Interval]] = []
+    arrows: list[Arrow] | None = None
+    if s.best_move is not None and s.best_bound is not None:
+        low, high = s.interval.for_mover(p.turn)
+        bound = s.best_bound if p.turn == X else -s.best_bound
+        if low <= bound <= high:
+            known.append((s.best_move, Interval.from_mover(p.turn, bound, high, squares)))
+            if bound == high and not s.best_move.is_pass:
+                arrows = [Arrow(s.best_move, "best")]
+    values = proved_intervals(p, values, s.interval, known)
+    if arrows is None and s.moves:
+        arrows = [Arrow(i.move, "best") for i in s.moves if i.preferred and not i.move.is_pass][:1]
+    return board_svg(analyzer, p, arrows=arrows, last_move=last_move, values=values, value=s.interval)
 
 
 PAGE_LEGEND = f"""<section id="legend"><h2>How to read the boards</h2>
