@@ -305,3 +305,21 @@ def test_a_fen_argument_that_names_no_file_is_the_position(tmp_path, monkeypatch
     (tmp_path / "xo1" / "3 x").write_text("x...o\n")
     assert main(["xo1/3 x", "--json", "--solver", "reference"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[0])["source"] == "xo1/3 x"
+
+
+def test_an_interrupt_while_the_picture_is_drawn_still_prints_the_report(tmp_path, monkeypatch, capsys):
+    """SIGTERM (or Ctrl-C) while --svg searched the moves again printed nothing of the value the
+    solve had proved (a user's trial): the report is printed, no picture is written, exit 130."""
+    from solver.app import outputs
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(outputs, "side_svg", interrupted)
+    svg = tmp_path / "b.svg"
+    assert run(["--solver", "reference", "--svg", str(svg)], "to-move: x\nx.#o\n.##.\n", monkeypatch) == 130
+    captured = capsys.readouterr()
+    assert "X to move: X wins by 1 (value +1)" in captured.out
+    assert captured.err.splitlines()[-2:] == ["<stdin>:2: no picture: interrupted while drawing it",
+                                              "ataxx-solve: interrupted"]
+    assert not svg.exists()

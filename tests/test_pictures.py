@@ -657,3 +657,19 @@ def test_svg_of_a_solve_with_every_move_s_value_draws_them_without_searching_aga
     assert root.find(SVG + "title").text == want.find(SVG + "title").text == "X to move, value +1"
     assert _values_by_square(root) == _values_by_square(want) and all(".." not in v for v in _values_by_square(root).values())
     assert [a.get("data-move") for a in _by_class(root, "arrow")] == ["b2"]
+
+
+def test_the_picture_of_a_value_without_its_moves_searches_them_for_a_bounded_time(monkeypatch, tmp_path):
+    """A value proved without the moves' values (the depth test too large, no limit given): --svg
+    searched every move to the end, without a limit, for as long as that took. It searches them
+    for at most PICTURE_SECONDS."""
+    from solver.app import outputs, pictures
+    from solver.io.formats import Entry
+    from solver.solve.analysis import Interval
+    from solver.solve.report import Report, SideResult
+    asked = []
+    monkeypatch.setattr(pictures, "move_intervals", lambda analyzer, p, seconds=None, nodes=None: asked.append(seconds) or {})
+    p, n, _ = _blunder_check()
+    report = Report(Entry(p, (X,)), "search", [SideResult(p, Interval(5, 5, n))], None, 0, 1.0)
+    outputs.Outputs(svg=str(tmp_path / "b.svg")).write(report, _spent_analyzer(p), 1)
+    assert asked == [outputs.PICTURE_SECONDS] and 0 < outputs.PICTURE_SECONDS <= 60

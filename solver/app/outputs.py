@@ -26,6 +26,10 @@ from solver.solve.analysis import Analyzer
 from solver.solve.report import Report
 
 # What each picture file starts with: an existing file that does not is not overwritten.
+# The most time the board's picture searches the moves whose values the solve did not give (the
+# value was proved, the depth and the moves were not: a limit, or a depth test too large)
+PICTURE_SECONDS = 10.0
+
 SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>",
               "certificate": certificate.MAGIC.encode()}
 
@@ -111,7 +115,7 @@ class Outputs:
             root = side.position
             before = entry.last_move if entry.position.turn == root.turn else None
             for path, kind, make in ((self.dot, "dot", lambda: game_tree_dot(analyzer, root, self.tree_depth)),
-                                     (self.svg, "svg", lambda: side_svg(analyzer, side, last_move=before))):
+                                     (self.svg, "svg", lambda: side_svg(analyzer, side, before, PICTURE_SECONDS))):
                 if path:
                     target = numbered(path, k)
                     write_output(target, make(), kind, self.inputs)

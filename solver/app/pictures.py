@@ -785,19 +785,20 @@ def proved_intervals(p: Position, values: Mapping[Move, Interval], value: Interv
     return out
 
 
-def side_svg(analyzer: Analyzer, s: SideResult, last_move: Move | None = None) -> str:
+def side_svg(analyzer: Analyzer, s: SideResult, last_move: Move | None = None,
+             seconds: float | None = None) -> str:
     """The board of a solved side (``--svg``) as :func:`board_svg` draws it, with what the solve
     proved: the position's value in the caption, each move's exact value when the analysis gave
     them all (no search again), else the moves' intervals that the oracle proves within what is
-    left of its limits, narrowed by the value and by the best move's proved bound; the best
-    move's arrow when it is proved to keep the value."""
+    left of its limits and at most ``seconds`` in all, narrowed by the value and by the best
+    move's proved bound; the best move's arrow when it is proved to keep the value."""
     p = s.position
     squares = p.board.playable.bit_count()
     if s.moves:
         values: dict[Move, Interval] = {i.move: Interval(i.value, i.value, squares) for i in s.moves}
     else:
         try:
-            values = move_intervals(analyzer, p)
+            values = move_intervals(analyzer, p, seconds)
         except LimitError:
             values = {}
     known: list[tuple[Move, Interval]] = []

@@ -189,6 +189,11 @@ def solve_command(args: argparse.Namespace) -> int:
         except OutputError as exc:  # (an OSError is main()'s: the same line, the same status)
             say(f"ataxx-solve: cannot write {exc}")
             return EXIT_INPUT
+        except KeyboardInterrupt:  # while a picture searched the moves: the solve's report still stands
+            say(f"{item.source}:{item.line}: no picture: interrupted while drawing it")
+            _print_report(args, report)
+            say("ataxx-solve: interrupted")
+            return EXIT_INTERRUPTED
         for line in written.lines:
             say(line)
         if written.failed:
