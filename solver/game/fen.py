@@ -261,7 +261,9 @@ def is_fen_argument(text: str) -> bool:
     """Whether a command-line argument that names no file is meant as a FEN: ``startpos``; ranks
     with a '/' of FEN's characters alone (a board without a side to move), or with more fields
     after them, where one character of the ranks may be a typo (with a side to move after it),
-    which parsing names. A path such as ``games/a b`` is not one."""
+    which parsing names; or ranks with any characters followed by a side to move and a halfmove
+    clock (``ooxooo1/ooxoxx9/zz x 0 1``: FEN's fields, whatever is wrong in the ranks). A path such
+    as ``games/a b`` is not one."""
     toks = text.split()
     if not toks:
         return False
@@ -273,7 +275,8 @@ def is_fen_argument(text: str) -> bool:
     typos = sum(ch not in _FEN_CHARS for ch in board)
     if typos == 0:
         return True
-    return typos == 1 and len(toks) >= 2 and toks[1].lower() in _SIDE_LETTERS
+    sided = len(toks) >= 2 and toks[1].lower() in _SIDE_LETTERS
+    return sided and (typos == 1 or (len(toks) >= 3 and toks[2].isdigit()))
 
 
 def looks_like_fen(text: str) -> bool:
