@@ -86,6 +86,28 @@ def test_illegal_game_record_is_an_input_error(tmp_path, capsys):
     assert f"{f}:3: game record, move 2: 'zz' is not a move" in capsys.readouterr().err
 
 
+def test_a_pgn_game_with_an_illegal_move_is_judged_up_to_it(tmp_path, capsys):
+    """A recorded game stopping at an illegal move: its moves before that one are judged (they were
+    left out, and the table showed its players with nothing against them: a user's trial), the
+    error says where, the table says that it does not cover it, and the exit status is 2."""
+    f = tmp_path / "g.pgn"
+    f.write_text('[Black "carol"]\n[White "dave"]\n[FEN "x1o/3/3 x 0 1"]\n\n1. a2 c2 2. a2 *\n')
+    assert main(["verify", str(f), "--solver", "reference"]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"{f}:5: game 1 (carol vs dave), move 2. a2: a2 is not legal for X here\n"
+    assert [line.split(": ", 2)[2] for line in out.splitlines()[:2]] == [
+        "carol: 1. a2 is a blunder (-9; best b2 +9, loses 18)", "dave: 1... c2 is a blunder (+9; best b2 -9, loses 18)"]
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.startswith(("carol ", "dave "))}
+    assert rows == {"carol": "1", "dave": "1"}
+    assert "1 input error (above) not in the table; a game is judged up to its bad move" in out.splitlines()
+    assert main(["verify", str(f), "--solver", "reference", "--json"]) == 2
+    checks, _ = _checks(capsys.readouterr().out)
+    assert [c["move"] for c in checks] == ["a2", "c2"]
+    # solve still refuses the game: its final position is not known
+    assert main([str(f), "--solver", "reference"]) == 2
+    assert capsys.readouterr().out == ""
+
+
 @pytest.mark.parametrize("mode,verdicts,problem", [
     ("good", ["optimal", "optimal", "optimal"], None),
     ("bad", ["blunder", "blunder", "inaccuracy"], None),

@@ -59,7 +59,7 @@ from solver.game.fen import (
 )
 from solver.game.rules import CLASSIC, O, Move, Position, Rules, Side, X, grid_rows, parse_rules
 from solver.io.epd import looks_like_epd, read_epd_lines
-from solver.io.pgn import Game, Pick, looks_like_pgn, player_name, read_games
+from solver.io.pgn import BrokenGameError, Game, Pick, looks_like_pgn, player_name, read_games
 
 FORMATS = ("auto", "grid", "colon", "fen", "cs61b", "pgn", "epd")
 HEADER_KEYS = ("name", "to-move", "rules", "counter", "expect", "move", "moves", "player")
@@ -508,9 +508,13 @@ def is_large_start(position: Position) -> bool:
 
 def read_pgn(text: str, source: str = "<input>", rules: Rules = CLASSIC, pick: Pick | None = None) -> list:
     """The entries of every game of a PGN text (:func:`game_entries`), or a
-    :class:`PositionFormatError` for each game that could not be read or has no position picked."""
+    :class:`PositionFormatError` for each game that could not be read or has no position picked.
+    With ``pick.every`` (``verify``), a game whose main line stops at a bad move gives the entries
+    of the moves before it, then its error."""
     out: list = []
     for game in read_games(text, source, rules):
+        if isinstance(game, BrokenGameError) and pick is not None and pick.every:
+            out.extend(game_entries(game.game, pick, source))  # verify: the moves before the bad one are judged
         if isinstance(game, PositionFormatError):
             out.append(game)
             continue

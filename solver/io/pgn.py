@@ -556,6 +556,16 @@ def visit_text(text: str, visitor_for: Callable[[], Visitor]) -> Iterator[object
 
 # -- reading ---------------------------------------------------------------------------------------------
 
+class BrokenGameError(PositionFormatError):
+    """A game whose main line stops at a move that cannot be played there (illegal, unreadable,
+    or after the end): the error, and ``game``, the game as read up to that move (``verify``
+    judges the moves before it)."""
+
+    def __init__(self, error: PositionFormatError, game: Game):
+        super().__init__(error.message, error.source, error.line)
+        self.game = game
+
+
 class GameBuilder(Visitor):
     """The visitor that builds a :class:`Game`: the main line played by ``rules`` (its first
     problem is the game's error), the variations played where they can be; ``end_game`` returns the
@@ -570,6 +580,7 @@ class GameBuilder(Visitor):
         self.fresh = False                    # a variation was opened and has no move yet
         self.starting: list[str] = []         # comments at the start of a variation
         self.error: PositionFormatError | None = None
+        self.broken = False                   # the error is a move of the main line: the game up to it stands
         self.header_lines: dict[str, int] = {}
         self.count = 0                        # moves in the tree
 
@@ -653,6 +664,7 @@ class GameBuilder(Visitor):
             if p.is_over():
                 if main:
                     self.fail(f"{where}: the game is already over", line, ", ")
+                    self.broken = True
                     return
             else:
                 try:
@@ -660,6 +672,7 @@ class GameBuilder(Visitor):
                 except (InvalidMoveError, IllegalMoveError) as exc:
                     if main:
                         self.fail(f"{where}: {exc}", line, ", ")
+                        self.broken = True
                         return
                 else:
                     child = parent.add_variation(p.move_name(move), p.push(move), line, number)
@@ -679,7 +692,9 @@ class GameBuilder(Visitor):
             self.fail("no tags and no moves: not a game (a game without tags needs its moves)", self.game.line)
         if self.error is None and self.game.position is None:  # (no movetext: end_headers made it)
             self.end_headers(self.game.line)
-        return self.error if self.error is not None else self.game
+        if self.error is not None:
+            return BrokenGameError(self.error, self.game) if self.broken else self.error
+        return self.game
 
 
 def _parse_move(p: Position, text: str) -> Move:

@@ -205,6 +205,10 @@ def verify_command(args: argparse.Namespace) -> int:
     else:
         print()
         print(summary_table(summaries))
+        if errors:  # (the table has no row for them: a reader must not take it for the whole input)
+            n = len(errors)
+            print(f"{n} input error{'s' if n != 1 else ''} (above) not in the table; a game is judged up to its "
+                  "bad move")
         if verifier.unsettled:
             print(f"{verifier.unsettled} move(s) not settled within the budget (intervals above)")
     if args.html:
