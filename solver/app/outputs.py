@@ -25,11 +25,11 @@ from solver.solve import certificate
 from solver.solve.analysis import Analyzer
 from solver.solve.report import Report
 
-# What each picture file starts with: an existing file that does not is not overwritten.
 # The most time the board's picture searches the moves whose values the solve did not give (the
 # value was proved, the depth and the moves were not: a limit, or a depth test too large)
 PICTURE_SECONDS = 10.0
 
+# What each picture file starts with: an existing file that does not is not overwritten.
 SIGNATURES = {"dot": b"digraph ataxx", "svg": b"<svg ", "html": b"<!DOCTYPE html>",
               "certificate": certificate.MAGIC.encode()}
 
