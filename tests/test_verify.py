@@ -434,3 +434,41 @@ def test_the_default_budget_bounds_every_judged_move_by_nodes(tmp_path, capsys, 
     out, err = capsys.readouterr()
     checks, summary = _checks(out)
     assert [c["verdict"] for c in checks] == ["unsettled"] * 3 and "3,000 nodes of the search" in err
+
+
+class _Bounded:
+    """An oracle that proves bounds, answering from a table of positions (the mover's side)."""
+    proves_bounds = True
+
+    def __init__(self, answers):
+        self.answers = answers
+
+    def bounds(self, p):
+        return self.answers[p]
+
+
+@pytest.mark.parametrize("turn", ["x", "o"])
+def test_a_blunder_whose_best_value_is_open_names_the_move_that_proved_its_bound(turn):
+    """The position's value only bounded ('best +5..+49'): the move the search proved to keep that
+    bound is named, in the line and the JSON (it was not: a user's trial had to find it alone)."""
+    from solver.io.formats import parse_fen
+    from solver.oracles.oracle import Bounds
+    from solver.play.verify import Check, judge
+    from solver.solve.analysis import Analyzer
+    fen = "xxxooox/xxxooox/ooooo1x/oooxxxx/ooooxox/1ooxxxx/xooxxx1 x 0 87"
+    if turn == "o":  # the same position with the colours swapped (the side to move too): O to move
+        fen = fen.translate(str.maketrans("xo", "ox"))
+    p = parse_fen(fen)
+    blunder, best = p.parse_move("e3f5"), p.parse_move("g7f5")
+    oracle = _Bounded({p: Bounds(5, 49, best, 5), p.push(blunder): Bounds(3, 3, None, 3)})
+    c = judge(Analyzer(oracle), p, "e3f5", Check("alice", "g.txt", 1, None, p, "e3f5"))
+    if turn == "x":
+        want = "(-3; best +5..+49, g7f5 at least +5, loses at least 8)"
+    else:
+        want = "(+3; best -49..-5, g7f5 at most -5, loses at least 8)"
+    assert c.text() == f"g.txt:1: alice: e3f5 is a blunder {want}"
+    assert (c.best_move, c.found_move, c.to_json()["best_move_found"]) == (None, "g7f5", "g7f5")
+    # proved to keep less than the position's bound: not named
+    oracle.answers[p] = Bounds(5, 49, best, 2)
+    c = judge(Analyzer(oracle), p, "e3f5", Check("alice", "g.txt", 1, None, p, "e3f5"))
+    assert c.found_move is None and "g7f5" not in c.text()

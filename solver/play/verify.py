@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence
 
 from solver.common.words import Word
-from solver.game.notation import Notation
+from solver.game.notation import Notation, signed
 from solver.game.rules import (
     IllegalMoveError,
     InvalidMoveError,
@@ -72,6 +72,9 @@ class Check:
     value: int | None = None  # X's side, after the move (when exact)
     best: int | None = None   # X's side, the position's value (when exact)
     best_move: str | None = None
+    # when the position's value is not exact: a move the search proved to keep its bound for the
+    # mover (at least best_interval.lower for X, at most best_interval.upper for O), else None
+    found_move: str | None = None
     loss: int | None = None   # points the move gives away, for the mover (>= 0), when both values are exact
     verdict: Verdict | None = None
     problem: str | None = None
@@ -101,9 +104,14 @@ class Check:
                     f"position {self.best_interval.text()})")
         loss = self.loss if self.loss is not None else f"at least {self.min_loss}"
         best = f"best {self.best_move} " if self.best_move else "best "
+        found = ""
+        if self.found_move and not self.best_move:
+            x = self.position.turn == X
+            bound = self.best_interval.lower if x else self.best_interval.upper
+            found = f", {self.found_move} {'at least' if x else 'at most'} {signed(bound)}"
         article = "a blunder" if self.verdict == Verdict.BLUNDER else "an inaccuracy"
-        return (f"{head}{self.numbered_move} is {article} ({self.value_interval.text()}; {best}{self.best_interval.text()}, "
-                f"loses {loss})")
+        return (f"{head}{self.numbered_move} is {article} ({self.value_interval.text()}; {best}{self.best_interval.text()}"
+                f"{found}, loses {loss})")
 
     @property
     def min_loss(self) -> int | None:
@@ -128,12 +136,13 @@ class Check:
         if notation.name == "uai":
             return self
         return replace(self, player=notation.words(self.player), move=notation.move_text(self.position, self.move),
-                       best_move=None if self.best_move is None else notation.move_text(self.position, self.best_move))
+                       best_move=None if self.best_move is None else notation.move_text(self.position, self.best_move),
+                       found_move=None if self.found_move is None else notation.move_text(self.position, self.found_move))
 
     def to_json(self) -> dict:
         out = {"player": self.player, "file": self.source, "line": self.line, "name": self.name,
                "fen": write_fen(self.position), "move": self.move, "value": self.value, "best": self.best,
-               "best_move": self.best_move, "loss": self.loss, "verdict": self.verdict, "problem": self.problem}
+               "best_move": self.best_move, "best_move_found": self.found_move, "loss": self.loss, "verdict": self.verdict, "problem": self.problem}
         for key, iv in (("value", self.value_interval), ("best", self.best_interval)):
             if iv is not None:
                 out[f"{key}_lower"], out[f"{key}_upper"] = iv.lower, iv.upper
@@ -239,6 +248,9 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
         check.best_move = check.move
     elif best.exact and found is not None and found[1] == sign * best.lower:
         check.best_move = p.move_name(found[0])  # the search proved it keeps the value
+    elif (not best.exact and found is not None and found[0] != move
+          and found[1] == best.for_mover(p.turn)[0] > -best.squares):
+        check.found_move = p.move_name(found[0])  # it keeps the proved bound: named, short of the best
     elif best.exact and not analyzer.oracle.proves_bounds:
         # the first move, likeliest first (the most pieces left to the mover), that keeps the value
         def gain(m: Move) -> int:
