@@ -468,6 +468,8 @@ def test_a_blunder_whose_best_value_is_open_names_the_move_that_proved_its_bound
         want = "(+3; best -49..-5, g7f5 at most -5, loses at least 8)"
     assert c.text() == f"g.txt:1: alice: e3f5 is a blunder {want}"
     assert (c.best_move, c.found_move, c.to_json()["best_move_found"]) == (None, "g7f5", "g7f5")
+    from solver.app.pictures import verdict_words  # the audit page's words name it too
+    assert "; best found g7f5 wins by at least 5 (at least 8 points given away;" in verdict_words(c)
     # proved to keep less than the position's bound: not named
     oracle.answers[p] = Bounds(5, 49, best, 2)
     c = judge(Analyzer(oracle), p, "e3f5", Check("alice", "g.txt", 1, None, p, "e3f5"))

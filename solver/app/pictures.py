@@ -674,6 +674,11 @@ def verdict_words(c: Check) -> str:
                 f"(values, X's side: {best.text()} the position, {played.text()} the move)")
     article = "an" if c.verdict == Verdict.INACCURACY else "a"
     best_part = f"best {c.best_move} {mover_words(p, best)}" if c.best_move else f"the best move {mover_words(p, best)}"
+    if c.found_move and not c.best_move:  # a move proved to keep the position's bound, named
+        low, high = best.for_mover(p.turn)
+        kept = Interval.from_mover(p.turn, low, best.squares, best.squares)
+        best_part = f"best found {c.found_move} {mover_words(p, kept)}" + (
+            "" if high == best.squares else f" (the best move {mover_words(p, best)})")
     given = _points(c.loss) if c.loss is not None else f"at least {_points(c.min_loss or 0)}"
     return (f"{c.move} is {article} {c.verdict}: it {mover_words(p, played)}; {best_part} "
             f"({given} given away; the value, X's side, {best.text()} to {played.text()})")
