@@ -325,3 +325,27 @@ def test_an_interrupt_while_the_picture_is_drawn_still_prints_the_report(tmp_pat
     assert captured.err.splitlines()[-2:] == ["<stdin>:2: no picture: interrupted while drawing it",
                                               "ataxx-solve: interrupted"]
     assert not svg.exists()
+
+
+def test_moves_stopped_by_a_limit_keep_the_value_depth_and_line(tmp_path, capsys):
+    """--moves whose table a limit stops: the value, depth, best move and line proved first are
+    printed (they were lost: 'depth not computed' after the whole --timeout, where the solve
+    without --moves took 0.01 s; a user's trial), with why the table is missing, and exit 1."""
+    f = tmp_path / "q.txt"
+    f.write_text("xxx-ooo/xxxoooo/x1-xooo/xxxxxoo/oo-xxx1/oooxxxx/xx1x-xo o 0 30\n")
+    assert main([str(f), "--nodes", "2000000"]) == 0
+    alone = capsys.readouterr().out
+    assert "O to move: O wins by 5 (value -5), depth 5" in alone and "  best move: c1" in alone
+    assert main([str(f), "--nodes", "2000000", "--moves"]) == 1
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert "O to move: O wins by 5 (value -5), depth 5" in lines and "  best move: c1" in lines
+    assert "  line: c1 g3 a3b5 a1a3 a1 (ends -5)" in lines
+    assert ("  moves: not computed (stopped: the search went past 2,000,000 nodes (raise --nodes or "
+            "--max-states to go further))") in lines
+    assert err.endswith(f"{f}:1: stopped: the search went past 2,000,000 nodes (raise --nodes or --max-states "
+                        "to go further) before every move's value (--moves)\n")
+    assert main([str(f), "--nodes", "2000000", "--moves", "--json"]) == 1
+    side = json.loads(capsys.readouterr().out)["sides"]["o"]
+    assert (side["value"], side["depth"], side["best_move"], side["pv"][0], side["moves_stopped"]) == (-5, 5, "c1", "c1", "nodes")
+    assert "moves" not in side

@@ -71,6 +71,10 @@ class SideResult:
     # exact), then the analysis of an exact value (depth, moves, line); None when not done here.
     value_seconds: float | None = None
     depth_seconds: float | None = None
+    # Why the move table (``moves``, asked for) is missing though the value, depth and line are
+    # known: a StopReason, and its message
+    moves_stopped: str | None = None
+    moves_stop_message: str | None = None
 
     @property
     def side(self) -> Side:
@@ -161,6 +165,9 @@ class Report:
         every outcome proved); else the line that says why not and what was proved: 'stopped: out of
         time (raise --timeout to go further); proved X to move +1..+49'."""
         if (self.outcomes_proved if outcome_only else self.exact):
+            moves = list(dict.fromkeys(moves_stop_text(s) for s in self.sides if s.moves_stopped is not None))
+            if moves and not outcome_only:  # (asked for with --moves; the values are exact)
+                return f"stopped: {'; '.join(moves)} before every move's value (--moves)"
             return None
         open_ = [s for s in self.sides if not (s.exact or (outcome_only and s.interval.outcome_proved))]
         reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
@@ -210,6 +217,15 @@ _HINTS = {"time": "raise --timeout to go further", "nodes": "raise --nodes or --
           "stack": "raise --max-memory to go further"}
 
 
+def moves_stop_text(s: SideResult) -> str:
+    """Why the move table stopped, and what to raise to go further ('' if it did not)."""
+    if s.moves_stopped is None:
+        return ""
+    text = s.moves_stop_message or STOP_REASONS.get(s.moves_stopped, s.moves_stopped)
+    hint = _HINTS.get(s.moves_stopped)
+    return f"{text} ({hint})" if hint else text
+
+
 def stop_text(s: SideResult) -> str:
     """Why a side's work stopped, and what to raise to go further ('' if nothing stopped it)."""
     if s.stopped is None:
@@ -242,6 +258,8 @@ def _side_lines(s: SideResult, show_moves: bool, notation: Notation) -> list[str
         if show_moves and s.moves:
             out.append("  moves (* preferred, = optimal; stops: the board's values with X / O to move):")
             out.extend(move_table_text(s, notation))
+        elif show_moves and s.moves_stopped is not None:
+            out.append(f"  moves: not computed (stopped: {moves_stop_text(s)})")
         return out
     iv = s.interval
     if iv.exact:
@@ -374,6 +392,8 @@ def side_json(s: SideResult, show_moves: bool = False, notation: Notation = UAI_
         out["depth_seconds"] = round(s.depth_seconds, 4)
     if show_moves and s.moves:
         out["moves"] = [move_json(m, notation.move(s.position, m.move)) for m in s.moves]
+    elif show_moves and s.moves_stopped is not None:
+        out["moves_stopped"] = s.moves_stopped
     return out
 
 

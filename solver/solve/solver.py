@@ -387,7 +387,7 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
         nodes0, began = oracle.states, time.perf_counter()
         keeps = res.best_move if res.best_bound == res.interval.lower else None  # (a move known to keep the value)
         try:
-            if proves_bounds and not dominance and not p.is_over():
+            if proves_bounds and not p.is_over():
                 fast = _exact_analysis(oracle, p, res.interval.lower * p.turn.sign, keeps, limited)
                 end = p
                 for m in fast.line:
@@ -397,6 +397,14 @@ def _solve(entry: Entry, analyzer: Analyzer, sides: tuple[Side, ...] | None, dom
                 res.evaluation = Evaluation(res.interval.lower, fast.depth)
                 res.best_move, res.best_bound = fast.best_move, res.interval.lower
                 res.line = Line(p, fast.line, end, repeated=fast.repeated)
+                if dominance:  # every move's value and depth: a limit here keeps what is proved above
+                    try:
+                        res.moves = analyzer.moves(p, dominance=dominance)
+                    except (LimitError, KeyboardInterrupt) as exc:
+                        res.moves_stopped = stop_reason(exc)
+                        res.moves_stop_message = oracle.stop_message(res.moves_stopped) or str(exc) or None
+                        if res.moves_stopped == StopReason.INTERRUPT:
+                            stopped = StopReason.INTERRUPT
             else:
                 res.evaluation = analyzer.evaluate(p)
                 res.interval = Interval(res.evaluation.value, res.evaluation.value, squares)
