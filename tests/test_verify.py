@@ -240,6 +240,17 @@ def test_verdicts_from_intervals():
     assert verdict(q, iv(-5, -3), iv(-2, -1)) == "inaccuracy"
 
 
+class _ExactOracle:
+    proves_bounds = False
+
+
+class _StubAnalyzer:
+    oracle = _ExactOracle()
+
+
+_EXACT = _StubAnalyzer()  # (for tests that stub verify._interval: an analyzer that is never asked)
+
+
 def test_the_position_is_worth_at_least_the_move_played(monkeypatch):
     """When the move's own search proved more than the position's (a user's trial: the position
     -49..+49, the move played -11..-7), the position's interval is narrowed by it: the mover can
@@ -255,11 +266,11 @@ def test_the_position_is_worth_at_least_the_move_played(monkeypatch):
         after = q.push(q.parse_move(move))
         intervals = {after: child, q: Interval(-5, 5, 5)}
         monkeypatch.setattr(verify, "_interval", lambda analyzer, r: (intervals[r], None))
-        check = verify.judge(None, q, move, verify.Check("p", "<t>", 1, None, q, move))
+        check = verify.judge(_EXACT, q, move, verify.Check("p", "<t>", 1, None, q, move))
         assert (check.value_interval, check.best_interval, check.verdict) == (child, position, "unsettled")
     # a wider move proves nothing more
     intervals = {p.push(p.parse_move("b1")): Interval(-5, 5, 5), p: Interval(-3, 1, 5)}
-    check = verify.judge(None, p, "b1", verify.Check("p", "<t>", 1, None, p, "b1"))
+    check = verify.judge(_EXACT, p, "b1", verify.Check("p", "<t>", 1, None, p, "b1"))
     assert check.best_interval == Interval(-3, 1, 5) and check.verdict == "unsettled"
 
 
@@ -439,6 +450,7 @@ def test_the_default_budget_bounds_every_judged_move_by_nodes(tmp_path, capsys, 
 class _Bounded:
     """An oracle that proves bounds, answering from a table of positions (the mover's side)."""
     proves_bounds = True
+    deadline = None
 
     def __init__(self, answers):
         self.answers = answers
@@ -474,3 +486,14 @@ def test_a_blunder_whose_best_value_is_open_names_the_move_that_proved_its_bound
     oracle.answers[p] = Bounds(5, 49, best, 2)
     c = judge(Analyzer(oracle), p, "e3f5", Check("alice", "g.txt", 1, None, p, "e3f5"))
     assert c.found_move is None and "g7f5" not in c.text()
+
+
+def test_a_hard_move_played_leaves_half_the_budget_to_the_position(tmp_path, capsys):
+    """The move played was searched first, with the whole budget: a hard one left the position
+    nothing ('position -21..+21', where the position alone is +21 in a moment; another player's
+    check of the same position said +21: a user's trial). The position now has half."""
+    f = tmp_path / "five.txt"
+    f.write_text("x1o2/1-1-1/5/1-1-1/o2x1 x 0 1\n")
+    assert main(["verify", str(f), "--engine", "builtin:greedy", "--nodes", "4000000"]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"{f}:1: builtin:greedy: b5 is unsettled (value after it -21..+21, position +21)")

@@ -22,6 +22,9 @@ that fails: :class:`solver.play.uai_client.EngineError`, a crash, a hang or garb
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence
 
@@ -37,6 +40,7 @@ from solver.game.rules import (
 )
 from solver.io.formats import Entry, MovesBefore, PositionFormatError, printable, write_fen
 from solver.oracles.oracle import StopReason
+from solver.oracles.search import SearchOracle
 from solver.play.adapters import History
 from solver.play.uai_client import EngineError
 from solver.solve.analysis import Analyzer, Interval
@@ -220,6 +224,29 @@ def _interval(analyzer: Analyzer, p: Position) -> tuple[Interval, tuple[Move, in
     return Interval.from_mover(p.turn, b.lower, b.upper, squares), best
 
 
+@contextmanager
+def _half_of_the_budget(analyzer: Analyzer) -> Iterator[None]:
+    """Within the block, a search (an oracle that proves bounds) has half of what is left of its
+    time and of its node budget; both are restored after it."""
+    oracle = analyzer.oracle
+    if not oracle.proves_bounds:
+        yield
+        return
+    deadline = oracle.deadline
+    searcher = oracle if isinstance(oracle, SearchOracle) else None
+    node_limit = searcher.node_limit if searcher is not None else 0
+    if deadline is not None:
+        oracle.deadline = time.monotonic() + max(0.0, deadline - time.monotonic()) / 2
+    if searcher is not None and node_limit:
+        searcher.node_limit = searcher.states + max(1, (node_limit - searcher.states) // 2)
+    try:
+        yield
+    finally:
+        oracle.deadline = deadline
+        if searcher is not None:
+            searcher.node_limit = node_limit
+
+
 def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Check:
     """Fill ``check`` for the move ``move_text`` in ``p``: what is proved about the position's
     value and the move's, the verdict, and a move proved to keep the value for a move that
@@ -230,9 +257,14 @@ def judge(analyzer: Analyzer, p: Position, move_text: str, check: Check) -> Chec
         check.problem = f"illegal or unparsable move: {exc}"
         return check
     sign = 1 if p.turn == X else -1
-    played, _ = _interval(analyzer, p.push(move))
     forced = len(p.legal_moves()) == 1  # the only move (a forced pass too): the position is worth what it is
-    best, found = (played, None) if forced else _interval(analyzer, p)
+    if forced:
+        played, _ = _interval(analyzer, p.push(move))
+        best, found = played, None
+    else:  # the position first, in half of what is left: a hard move played must not leave it nothing
+        with _half_of_the_budget(analyzer):
+            best, found = _interval(analyzer, p)
+        played, _ = _interval(analyzer, p.push(move))
     b_lo, b_hi = best.for_mover(p.turn)
     m_lo = played.for_mover(p.turn)[0]
     if b_lo < m_lo <= b_hi:  # the position is worth at least the move played: its bound may be the tighter
