@@ -413,6 +413,19 @@ def test_verify_gives_verify_json_records(tmp_path, capsys):
     assert [(r["move"], r["verdict"]) for r in text[:-1]] == [("a2", "blunder"), ("b1", "blunder")]
 
 
+def test_verify_streams_what_it_could_not_read(tmp_path):
+    """A game with a move that is not one: its error comes first as an input_error record, its
+    moves before it are judged, and the summary counts it (the API had answered as if the text
+    were whole: a user's trial)."""
+    with client(tmp_path) as c:
+        r = c.post("/api/verify", content='[FEN "x1o/3/3 x 0 1"]\n\n1. a2 zz 2. b2 *\n')
+    assert r.status_code == 200
+    records = [json.loads(line) for line in r.text.splitlines()]
+    assert records[0] == {"input_error": "<request>:3: game 1, move 1... zz: 'zz' is not a move (expected like c3, a1c3 or 0000)"}
+    assert [rec["move"] for rec in records[1:-1]] == ["a2"]
+    assert records[-1]["input_errors"] == 1
+
+
 def test_annotate_gives_the_annotated_pgn(tmp_path, capsys):
     f = tmp_path / "games.pgn"
     f.write_text(PGN)

@@ -201,7 +201,8 @@ def verify_command(args: argparse.Namespace) -> int:
     checks = [c.written(notation) for c in checks]
     summaries = summarise(checks, players=[notation.words(a.name) for a in askers])
     if args.json:
-        print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled}))
+        print(json.dumps({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled,
+                          "input_errors": len(errors)}))
     else:
         print()
         print(summary_table(summaries))

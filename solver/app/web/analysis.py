@@ -595,8 +595,9 @@ def verify_plan(text: str, rules: Rules, game: int | None = None) -> VerifyPlan:
 
 def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
     """Judge every choice of the plan as ``verify --json`` does (each move within the budget, as
-    ``verify --timeout``/``--nodes`` give each move), adding each record to the job as it is made;
-    then the summary record. Returns the annotated PGN (PGN games) and the counts."""
+    ``verify --timeout``/``--nodes`` give each move), adding each record to the job as it is made,
+    after an ``input_error`` record for each part of the text that could not be read (``verify``'s
+    error lines); then the summary record, with the count of those. Returns the annotated PGN (PGN games) and the counts."""
     solver = _solver(settings, job, plan.rules, each_move=True)
     verifier = Verifier(solver)
     checks: list[Check] = []
@@ -606,6 +607,8 @@ def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
         job.update(judged=len(checks))
         job.check_stop()
 
+    for line in plan.errors:  # what could not be read (a game is judged up to its bad move), first
+        job.add_record({"input_error": line})
     interrupted = False
     try:
         verify_all(plan.choices, [], verifier, on_check=show, into=checks)
@@ -613,7 +616,7 @@ def run_verify(settings: Settings, job: Job, plan: VerifyPlan) -> dict:
         interrupted = True
     summaries = summarise(checks)
     job.add_record({"summary": [s.to_json() for s in summaries], "unsettled": verifier.unsettled,
-                    **({"stopped": "interrupt"} if interrupted else {})})
+                    "input_errors": len(plan.errors), **({"stopped": "interrupt"} if interrupted else {})})
     pgn = annotated_pgn(plan.games, checks) if plan.games else None
     return {"annotated": pgn, "checks": len(checks), "interrupted": interrupted}
 
