@@ -299,6 +299,10 @@ def test_a_fen_argument_that_names_no_file_is_the_position(tmp_path, monkeypatch
     assert capsys.readouterr().err == "<argument>:1: FEN board has an unknown character 'z'\n"
     assert main(["data/ab x"]) == 2  # two characters that no FEN has: a path
     assert capsys.readouterr().err == "data/ab x: no such file\n"
+    assert main(["x1o x", "--json", "--solver", "reference"]) == 0  # one rank (a user's trial: 'no such file')
+    assert json.loads(capsys.readouterr().out)["sides"]["x"]["value"] == 3
+    assert main(["x..o", "--json", "--solver", "reference"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["sides"]["x"]["value"] == 4
     assert main(["ooxooo1/ooxoxx9/zz x 0 1"]) == 2  # more typos, but FEN's fields after them (a user's trial)
     assert capsys.readouterr().err == "<argument>:1: FEN board has an unknown character 'z'\n"
     assert main(["xo1/3", "--json", "--solver", "reference"]) == 0  # ranks alone: a board without a side to move

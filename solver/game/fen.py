@@ -262,16 +262,18 @@ def is_fen_argument(text: str) -> bool:
     with a '/' of FEN's characters alone (a board without a side to move), or with more fields
     after them, where one character of the ranks may be a typo (with a side to move after it),
     which parsing names; or ranks with any characters followed by a side to move and a halfmove
-    clock (``ooxooo1/ooxoxx9/zz x 0 1``: FEN's fields, whatever is wrong in the ranks). A path such
-    as ``games/a b`` is not one."""
+    clock (``ooxooo1/ooxoxx9/zz x 0 1``: FEN's fields, whatever is wrong in the ranks); or one rank
+    of FEN's characters with a piece and an empty square or a side to move (``x1o x``, ``x..o``).
+    A path such as ``games/a b`` is not one."""
     toks = text.split()
     if not toks:
         return False
     if toks[0].lower() == "startpos":
         return True
     board = toks[0]
-    if "/" not in board:
-        return False
+    if "/" not in board:  # one rank: FEN's characters, a piece, and an empty square or a side to move
+        return (all(ch in _FEN_CHARS for ch in board) and any(ch in "xXoObBwW" for ch in board)
+                and (any(ch in ".0123456789" for ch in board) or (len(toks) >= 2 and toks[1].lower() in _SIDE_LETTERS)))
     typos = sum(ch not in _FEN_CHARS for ch in board)
     if typos == 0:
         return True
