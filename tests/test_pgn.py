@@ -590,3 +590,14 @@ def test_the_7x7_start_is_not_solved_without_a_limit_unless_asked_for(tmp_path, 
     g.write_text("x3o/5/5/5/o3x x 0 1\n")  # the 5 x 5 start is searched (the notice says how to stop it)
     assert run([str(g), "--solver", "reference", "--max-states", "50"]) == 1
     assert "standard start" not in capsys.readouterr().err
+
+
+def test_empty_with_no_position_in_range_says_so(tmp_path, capsys):
+    """--empty that no position of the games matches: one line that says so (solve printed nothing
+    and exited 0; verify said the file had no game record: a user's trial)."""
+    f = tmp_path / "g.pgn"
+    f.write_text(SMALL)
+    assert run([str(f), "--solver", "reference", "--empty", "1-2"]) == 1
+    assert capsys.readouterr() == ("", "ataxx-solve: no position of the games has 1 to 2 empty squares (--empty)\n")
+    assert run(["verify", str(f), "--solver", "reference", "--empty", "1"]) == 2
+    assert capsys.readouterr().err == "ataxx-solve verify: nothing to check: no position of the games has 1 empty square (--empty)\n"

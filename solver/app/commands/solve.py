@@ -22,6 +22,7 @@ from solver.app.commands.common import (
     add_solver_options,
     emit_error,
     game_pick,
+    nothing_picked,
     limits_of,
     open_tables,
     say,
@@ -121,6 +122,9 @@ def solve_command(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         items = read_text(data, "<stdin>", args.format, rules, game_pick(args))
     entries = [item for item in items if not isinstance(item, PositionFormatError)]
+    if not items and (why := nothing_picked(args)) is not None:
+        say(f"ataxx-solve: {why}")
+        return EXIT_FAILED
     if (args.ply is not None or args.empty is not None) and entries and all(e.history is None for e in entries):
         say("ataxx-solve: --ply and --empty pick positions of PGN games; the input has no game, so every "
             "position is solved")

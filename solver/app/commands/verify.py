@@ -20,6 +20,7 @@ from solver.app.commands.common import (
     check_picture,
     count_text,
     game_pick,
+    nothing_picked,
     interval_text,
     limits_of,
     open_tables,
@@ -146,7 +147,9 @@ def verify_command(args: argparse.Namespace) -> int:
             say(f"ataxx-solve verify: {exc}")
             return EXIT_INPUT
     if not choices:
-        if not errors:  # (a file that cannot be read has said so)
+        if not items and (why := nothing_picked(args)) is not None:
+            say(f"ataxx-solve verify: nothing to check: {why}")
+        elif not errors:  # (a file that cannot be read has said so)
             say("ataxx-solve verify: nothing to check (no move: headers, game records or EPD bm; give players with --engine)")
         return EXIT_INPUT
     tables = open_tables(args.tables, "ataxx-solve verify", search_bytes=args.tables_memory)  # (what the tables do not hold is solved)
