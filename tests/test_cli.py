@@ -353,3 +353,15 @@ def test_moves_stopped_by_a_limit_keep_the_value_depth_and_line(tmp_path, capsys
     side = json.loads(capsys.readouterr().out)["sides"]["o"]
     assert (side["value"], side["depth"], side["best_move"], side["pv"][0], side["moves_stopped"]) == (-5, 5, "c1", "c1", "nodes")
     assert "moves" not in side
+
+
+def test_batch_names_a_file_that_is_not_regular_and_a_whole_file_s_error_without_a_line(tmp_path, capsys):
+    """batch on /dev/null said 'no such file', and a binary or empty file's error was placed at
+    line 'None' (a user's trial)."""
+    assert main(["batch", "/dev/null", "--no-cache"]) == 2
+    assert capsys.readouterr().err == ("ataxx-solve batch: /dev/null: not a regular file (batch reads a file again "
+                                       "to resume it): save the input to a file\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert main(["batch", str(empty), "--no-cache", "--jobs", "1"]) == 1
+    assert f"{empty}: no position found (the input is empty)\n" in capsys.readouterr().err

@@ -71,7 +71,9 @@ def batch_command(args: argparse.Namespace) -> int:
     for f in args.files:
         if not os.path.isfile(f):
             why = ("batch reads files, not standard input (it resumes a file by name): save the input to a file"
-                   if f == "-" else "is a directory, not a position file" if os.path.isdir(f) else "no such file")
+                   if f == "-" else "is a directory, not a position file" if os.path.isdir(f) else
+                   "not a regular file (batch reads a file again to resume it): save the input to a file"
+                   if os.path.exists(f) else "no such file")
             say(f"ataxx-solve batch: {f}: {why}")
             return EXIT_INPUT
     if args.epd:
@@ -145,7 +147,7 @@ def batch_command(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     for file, line, reason in summary.failures:
-        say(f"{file}:{line}: {reason}")
+        say(f"{file}: {reason}" if line is None else f"{file}:{line}: {reason}")  # (a whole file: no line)
     if summary.cache_problem:
         say(f"ataxx-solve batch: the cache failed and was dropped ({summary.cache_problem}); "
              "what was solved after that is in the results only")
