@@ -623,6 +623,7 @@ def test_a_bound_proved_with_a_move_shows_in_that_moves_row(monkeypatch):
     rows = {m["uci"]: m for m in a["moves"]}
     assert (rows[move]["category"], rows[move]["lower"], rows[move]["upper"]) == ("win", -44, upper)
     assert all(m["category"] == "unknown" for name, m in rows.items() if name != move)
+    assert a["best_move_found"] == move  # named, as solve's 'best move found' (it was not: a user's trial)
 
 
 def test_the_progress_line_counts_the_whole_analysis_nodes(monkeypatch):

@@ -281,6 +281,17 @@ class Analysis:
                 return None
         return m
 
+    def best_move_found(self) -> Move | None:
+        """A move proved to keep the position's proved bound for the mover (the first ranked), when
+        that bound says something: as ``solve``'s 'best move found' (None when nothing is proved)."""
+        p = self.position
+        order = ranked(p, self.moves, self.root)
+        if not order:
+            return None
+        m, k = order[0]
+        low = self.root.interval.for_mover(p.turn)[0]
+        return m if low > -self.root.interval.squares and k.interval.for_mover(p.turn)[0] >= low else None
+
     def to_json(self) -> dict:
         p = self.position
         root = self.root
@@ -290,6 +301,8 @@ class Analysis:
                      "exact": root.exact, "solver": self.solver}
         best = self.best_move()
         out["best_move"] = None if best is None else p.move_name(best)
+        found = None if best is not None else self.best_move_found()
+        out["best_move_found"] = None if found is None else p.move_name(found)
         moves = []
         for m, k in ranked(p, self.moves, root):
             row = {"uci": p.move_name(m), "category": category(p, k), **_value_fields(k), "words": words(k)}
