@@ -365,3 +365,15 @@ def test_batch_names_a_file_that_is_not_regular_and_a_whole_file_s_error_without
     empty.write_text("")
     assert main(["batch", str(empty), "--no-cache", "--jobs", "1"]) == 1
     assert f"{empty}: no position found (the input is empty)\n" in capsys.readouterr().err
+
+
+def test_a_cache_in_a_directory_that_does_not_exist_is_refused(tmp_path, capsys):
+    """--cache made every missing directory on its path (a user's trial made two at /): it is
+    refused in one line; only the default cache's directory is made."""
+    board = tmp_path / "b.txt"
+    board.write_text("x..o\n")
+    path = tmp_path / "none" / "c.sqlite"
+    assert main(["batch", str(board), "--cache", str(path), "--jobs", "1"]) == 2
+    assert capsys.readouterr().err == (f"ataxx-solve: {path}: no such directory {str(path.parent)!r} (a cache is "
+                                       "made in a directory that exists)\n")
+    assert not path.parent.exists()

@@ -80,8 +80,13 @@ def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
 
 
 class Cache:
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, make_directory: bool = False):
+        """Open (or create) the cache file at ``path``. Its directory must exist, unless
+        ``make_directory`` (the default cache's: :func:`default_cache_path`) makes it."""
         self.path = Path(path)
+        if not make_directory and not self.path.parent.is_dir():
+            raise CacheError(f"{self.path}: no such directory {str(self.path.parent)!r} (a cache is made in a "
+                             "directory that exists)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -18,7 +18,7 @@ def add_cache(commands: Commands) -> None:
 
 
 def cache_command(args: argparse.Namespace) -> int:
-    cache = Cache(args.cache or default_cache_path())  # CacheError: reported by main()
+    cache = Cache(args.cache or default_cache_path(), make_directory=args.cache is None)  # CacheError: reported by main()
     try:
         if args.action == "clear":
             n = cache.clear()

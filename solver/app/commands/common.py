@@ -268,4 +268,4 @@ def count_text(n: float) -> str:
 def open_cache(args: argparse.Namespace) -> Cache | None:
     if getattr(args, "no_cache", False):
         return None
-    return Cache(args.cache or default_cache_path())  # CacheError: reported by main()
+    return Cache(args.cache or default_cache_path(), make_directory=args.cache is None)  # CacheError: reported by main()

@@ -113,7 +113,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return load_test_command(args)
     cache_path = None
     if not args.no_cache:
-        cache_path = Cache(args.cache or default_cache_path())  # CacheError: one line from main()
+        cache_path = Cache(args.cache or default_cache_path(), make_directory=args.cache is None)  # CacheError: one line from main()
         cache_path.close()
     workers = args.workers or max(1, min(8, os.cpu_count() or 1))
     settings = Settings(rules=parse_rules(args.rules), tables=args.tables, tables_memory=args.tables_memory,
