@@ -71,5 +71,7 @@ def read_search_file(path: str | os.PathLike[str], board: str, rules: str, symme
             return found, tt, dtt
     except TableFileError:
         raise
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
-        raise TableFileError(f"{name}: cannot read it as a search table ({exc.__class__.__name__})") from None
+    except OSError as exc:
+        raise TableFileError(f"{name}: cannot read it as a search table ({exc.strerror or 'unreadable'})") from None
+    except (ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+        raise TableFileError(f"{name}: not a search table (--table-file writes one, and reads it back)") from None
