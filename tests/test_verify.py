@@ -497,3 +497,14 @@ def test_a_hard_move_played_leaves_half_the_budget_to_the_position(tmp_path, cap
     assert main(["verify", str(f), "--engine", "builtin:greedy", "--nodes", "4000000"]) == 1
     assert capsys.readouterr().out.splitlines()[0] == (
         f"{f}:1: builtin:greedy: b5 is unsettled (value after it -21..+21, position +21)")
+
+
+def test_a_player_with_nothing_settled_has_null_rates_in_json(tmp_path, capsys):
+    """--json gave 'percent_optimal': 0.0 and 'mean_loss': 0.0 for a player with no settled move,
+    where the table shows '-' (a user's trial)."""
+    f = tmp_path / "five.txt"
+    f.write_text("x1o2/1-1-1/5/1-1-1/o2x1 x 0 1\n")
+    assert main(["verify", str(f), "--engine", "builtin:greedy", "--nodes", "1000", "--json"]) == 1
+    _, summary = _checks(capsys.readouterr().out)
+    (row,) = summary["summary"]
+    assert (row["settled"], row["unsettled"], row["percent_optimal"], row["mean_loss"]) == (0, 1, None, None)

@@ -189,7 +189,9 @@ class PlayerSummary:
     def to_json(self) -> dict:
         return {"player": self.player, "moves": self.moves, "settled": self.settled, "checked": self.settled,
                 "optimal": self.optimal,
-                "percent_optimal": round(self.percent_optimal, 2), "mean_loss": round(self.mean_loss, 4),
+                # (null when nothing is settled, or no loss is exact: the table's '-', not a zero)
+                "percent_optimal": round(self.percent_optimal, 2) if self.settled else None,
+                "mean_loss": round(self.mean_loss, 4) if self.losses else None,
                 "inaccuracies": self.inaccuracies, "blunders": self.blunders, "unsettled": self.unsettled,
                 "problems": self.problems,
                 "worst": [f"{c.source}:{c.line} {c.move} (-{c.min_loss})" for c in self.worst]}
