@@ -53,7 +53,7 @@ def test_verify_writes_the_verdicts_as_nags_and_comments_and_the_file_reads_back
     assert text == (f"{HEAD}\n"
                     '[Event "club \\"night\\""]\n[Black "Ann"]\n[White "Ben"]\n[FEN "xx1o/o2x x 0 1"]\n'
                     '[Result "*"]\n\n'
-                    "1. c1 $2 {first} {played +4, best +8 by b1} b1 { to the end of the line}\n"
+                    "1. c1 $2 {first} {played +4, best +8 by b1} 1... b1 { to the end of the line}\n"
                     "{optimal, +4} (1... a1c2 $4) *\n")
     assert looks_like_pgn(text)
     (back,), (game,) = games_of(text, str(out)), games_of(GAME)

@@ -217,7 +217,7 @@ class Game(GameNode):
         for key, value in self.headers.items():
             visitor.visit_header(key, value, self.line)
         visitor.end_headers(self.line)
-        _visit_annotations(visitor, self, extra)
+        commented = _visit_annotations(visitor, self, extra)  # (a comment added before a move: it is numbered)
         stack: list[tuple[str, GameNode]] = [("line", self)]
         while stack:
             kind, node = stack.pop()
@@ -234,23 +234,28 @@ class Game(GameNode):
                 for text in node.starting_comments:
                     visitor.visit_comment(text, node.line)
                 assert node.move is not None
-                visitor.visit_move(node.move, node.number_text, node.line, node.parent.position if node.parent else None)
-                _visit_annotations(visitor, node, extra)
+                number = None if commented and not node.number_text else node.number_text
+                visitor.visit_move(node.move, number, node.line, node.parent.position if node.parent else None)
+                commented = _visit_annotations(visitor, node, extra)
             elif kind == "open":
+                commented = False
                 visitor.begin_variation(node.line)
             else:
+                commented = False
                 visitor.end_variation(node.line)
         visitor.visit_result(self.result or tag(self.headers, "Result") or "*", self.line)
         return visitor.end_game()
 
 
 def _visit_annotations(visitor: Visitor, node: GameNode,
-                       extra: Callable[[GameNode], tuple[list[int], list[str]]] | None) -> None:
+                       extra: Callable[[GameNode], tuple[list[int], list[str]]] | None) -> bool:
+    """Visit a node's NAGs and comments, and those ``extra`` adds; return whether it added a comment."""
     nags, comments = extra(node) if extra is not None else ([], [])
     for nag in node.nags + [n for n in nags if n not in node.nags]:
         visitor.visit_nag(nag, node.line)
     for text in node.comments + comments:
         visitor.visit_comment(text, node.line)
+    return bool(comments)
 
 
 def tag(headers: dict[str, str], name: str) -> str | None:
