@@ -377,3 +377,17 @@ def test_a_cache_in_a_directory_that_does_not_exist_is_refused(tmp_path, capsys)
     assert capsys.readouterr().err == (f"ataxx-solve: {path}: no such directory {str(path.parent)!r} (a cache is "
                                        "made in a directory that exists)\n")
     assert not path.parent.exists()
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly_with_141(tmp_path):
+    """`ataxx-solve FILE | head -1` exited 0 though the rest of the file was neither solved nor
+    written (a user's trial): quietly, 141 (128 + SIGPIPE), as a command a closed pipe ends."""
+    f = tmp_path / "b.txt"
+    f.write_text("x1o/3/o1x x 0 1\n\n" * 400)  # (more than a pipe holds: the writer meets the closed end)
+    proc = subprocess.Popen([sys.executable, "-m", "solver", str(f), "--solver", "reference"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away after one line
+    err = proc.stderr.read() if proc.stderr is not None else b""
+    assert proc.wait(timeout=120) == 141 and err == b""

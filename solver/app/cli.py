@@ -10,8 +10,9 @@ Exit status: 0 when everything was solved (and every ``expect:`` held),
 1 when a position could not be solved within the limits or an ``expect:``
 failed, 2 for bad input, bad arguments or a file that cannot be read or
 written (one line on stderr says which and why), 130 when interrupted (Ctrl-C; 143
-for SIGTERM, which is handled the same way: what was proved is reported), and 70
-only for a bug (an "internal error"). ``verify`` documents its own.
+for SIGTERM, which is handled the same way: what was proved is reported), 141 when standard
+output's reader went away (``| head``: quietly), and 70 only for a bug (an "internal error").
+``verify`` documents its own.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from solver.app.commands.certificate import add_certificate
 from solver.app.commands.compile import add_compile
 from solver.app.commands.common import (
     COMMANDS,
+    EXIT_BROKEN_PIPE,
     EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_TERMINATED,
     Parser,
     log_to_stderr,
@@ -156,9 +157,10 @@ def _main(argv: list[str]) -> int:
         say(f"ataxx-solve: {exc}")
         return EXIT_INPUT
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly.
+        # The reader went away (e.g. `| head`): stop quietly, with the status of a command that a
+        # closed pipe ended (128 + SIGPIPE): the work was not all done, nor all written.
         _drop_stdout()
-        return EXIT_OK
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
         # A file or standard output that cannot be written (a full disk, ...): what was done is kept.
         if exc.filename is None:

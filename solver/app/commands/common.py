@@ -31,6 +31,7 @@ EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130
 
 
 EXIT_TERMINATED = 128 + signal.SIGTERM  # interrupted by SIGTERM (143)
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # standard output's reader went away (141)
 
 
 # Bounds on the numbers of the arguments (each one's help or error message says so).
