@@ -453,7 +453,7 @@ def test_board_facts_match_the_command(tmp_path, capsys):
     assert facts["orthodox"] == cli["orthodox"] == "5|1||-5"
     assert facts["canonical"] == cli["canonical"] == "{5||1|1|||{1,{1|-5}|-5},-5}"
     assert (facts["mean"], facts["temperature"]) == (cli["mean"], cli["temperature"]) == (-1, 4)
-    assert facts["outcome_class"] == "the first player wins"
+    assert (facts["outcome_class"], facts["outcome_class_words"]) == ("first", "the first player wins")  # (solve --json's word)
     assert loops["orthodox"] == "9|-9" and loops["canonical"] is None
     assert loops["canonical_note"].startswith("no canonical form: play can repeat")
 

@@ -553,10 +553,11 @@ def board_facts(settings: Settings, job: Job, p: Position) -> dict:
     for s in report.sides:
         out[s.side.value] = {**_value_fields(Known(s.interval)), "words": s.interval.describe()}
     b = report.board
-    if b is not None and b.outcome_class is not None:
-        out["outcome_class"] = OUTCOME_CLASSES[b.outcome_class]
+    if b is not None and b.outcome_class is not None:  # (the word of solve --json; the page shows the words)
+        out["outcome_class"] = b.outcome_class
+        out["outcome_class_words"] = OUTCOME_CLASSES[b.outcome_class]
     else:
-        out["outcome_class"] = None
+        out["outcome_class"] = out["outcome_class_words"] = None
     if b is not None and b.orthodox_name is not None:
         out["orthodox"] = b.orthodox_name
     else:

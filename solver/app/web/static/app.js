@@ -396,7 +396,7 @@ async function facts() {
     const f = await getJSON(`/api/board?${query({fen, rules: state.rules})}`);
     if (!state.position || state.position.fen !== fen) return;
     const rows = [["X to move", `${valueText(f.x)} (${f.x.words})`], ["O to move", `${valueText(f.o)} (${f.o.words})`],
-      ["outcome class", f.outcome_class || "not proved"], ["orthodox summary", f.orthodox || f.orthodox_note],
+      ["outcome class", f.outcome_class_words || "not proved"], ["orthodox summary", f.orthodox || f.orthodox_note],
       ["canonical value", f.canonical || f.canonical_note]];
     if (f.canonical) rows.push(["mean, temperature", `${f.mean}, ${f.temperature}`]);
     box.innerHTML = "<dl></dl>";
