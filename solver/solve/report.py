@@ -217,22 +217,22 @@ _HINTS = {"time": "raise --timeout to go further", "nodes": "raise --nodes or --
           "stack": "raise --max-memory to go further"}
 
 
+def _why(stopped: str | None, message: str | None) -> str:
+    if stopped is None:
+        return ""
+    text = message or STOP_REASONS.get(stopped, stopped)
+    hint = _HINTS.get(stopped)
+    return f"{text} ({hint})" if hint else text
+
+
 def moves_stop_text(s: SideResult) -> str:
     """Why the move table stopped, and what to raise to go further ('' if it did not)."""
-    if s.moves_stopped is None:
-        return ""
-    text = s.moves_stop_message or STOP_REASONS.get(s.moves_stopped, s.moves_stopped)
-    hint = _HINTS.get(s.moves_stopped)
-    return f"{text} ({hint})" if hint else text
+    return _why(s.moves_stopped, s.moves_stop_message)
 
 
 def stop_text(s: SideResult) -> str:
     """Why a side's work stopped, and what to raise to go further ('' if nothing stopped it)."""
-    if s.stopped is None:
-        return ""
-    text = s.stop_message or STOP_REASONS.get(s.stopped, s.stopped)
-    hint = _HINTS.get(s.stopped)
-    return f"{text} ({hint})" if hint else text
+    return _why(s.stopped, s.stop_message)
 
 
 def side_text(s: SideResult, show_moves: bool = False, notation: Notation = UAI_NOTATION) -> list[str]:
