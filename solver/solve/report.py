@@ -165,10 +165,7 @@ class Report:
         every outcome proved); else the line that says why not and what was proved: 'stopped: out of
         time (raise --timeout to go further); proved X to move +1..+49'."""
         if (self.outcomes_proved if outcome_only else self.exact):
-            moves = list(dict.fromkeys(moves_stop_text(s) for s in self.sides if s.moves_stopped is not None))
-            if moves and not outcome_only:  # (asked for with --moves; the values are exact)
-                return f"stopped: {'; '.join(moves)} before every move's value (--moves)"
-            return None
+            return None  # (a depth or a move table a limit stopped is said in the side's lines)
         open_ = [s for s in self.sides if not (s.exact or (outcome_only and s.interval.outcome_proved))]
         reasons = list(dict.fromkeys(stop_text(s) for s in open_ if s.stopped is not None))
         proved = ", ".join(f"{notation.side(s.side)} to move {notation.words(s.interval.text())}" for s in open_)
