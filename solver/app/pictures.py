@@ -816,8 +816,6 @@ def side_svg(analyzer: Analyzer, s: SideResult, last_move: Move | None = None,
             if bound == high and not s.best_move.is_pass:
                 arrows = [Arrow(s.best_move, "best")]
     values = proved_intervals(p, values, s.interval, known)
-    if arrows is None and s.moves:
-        arrows = [Arrow(i.move, "best") for i in s.moves if i.preferred and not i.move.is_pass][:1]
     return board_svg(analyzer, p, arrows=arrows, last_move=last_move, values=values, value=s.interval)
 
 

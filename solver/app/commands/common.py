@@ -98,7 +98,7 @@ def game_pick(args: argparse.Namespace, every: bool = False) -> Pick:
 def nothing_picked(args: argparse.Namespace) -> str | None:
     """Why an input that gave no position and no error gave nothing, when --empty picked (a game with
     no position in the range is no error): the line to say; else None."""
-    if getattr(args, "empty", None) is None:
+    if args.empty is None:
         return None
     low, high = args.empty
     squares = f"{low} empty square{'s' if low != 1 else ''}" if low == high else f"{low} to {high} empty squares"
